@@ -5,7 +5,14 @@ import globals from "globals";
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/**", "src/generated/**", "tools/**/node_modules/**", "dist/**", "coverage/**", ".prospero/**"],
+    ignores: [
+      "node_modules/**",
+      "src/generated/**",
+      "tools/**/node_modules/**",
+      "dist/**",
+      "coverage/**",
+      ".prospero/**",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

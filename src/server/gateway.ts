@@ -1,0 +1,154 @@
+/**
+ * The HTTP gateway: one Node http server carrying graphql-yoga (queries, mutations, SSE
+ * subscriptions, GraphiQL at /graphql), graphql-ws on the same path (every envelop plugin
+ * applies to WebSocket operations through `yoga.getEnveloped`), `/healthz` and `/readyz`.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+import type { ExecutionArgs } from "graphql";
+import { WebSocketServer } from "ws";
+import { useServer } from "graphql-ws/use/ws";
+import type { OperationResult } from "graphql-ws";
+import type { Logger } from "../log.js";
+import { buildSchema } from "../schema/index.js";
+import type { GraphQLContext } from "../schema/context.js";
+import type { Readiness } from "./readiness.js";
+
+/** Interval of WebSocket keep-alive pings on graphql-ws connections, ms. */
+export const KEEPALIVE_MS = 12_000;
+
+/** GraphQL path for HTTP, SSE and graphql-ws. */
+export const GRAPHQL_PATH = "/graphql";
+
+/** What the gateway needs from the rest of the process. */
+export interface GatewayDeps {
+  logger: Logger;
+  /** Current readiness; `/readyz` answers 200 only when `ready`. */
+  readiness: () => Readiness;
+  /** Context for operations, or null while the store is not open yet (operations then fail). */
+  context: () => Omit<GraphQLContext, "readiness"> | null;
+  /** Expose stack traces in errors (tests only). */
+  isDev?: boolean;
+}
+
+/** A listening gateway. */
+export interface Gateway {
+  /** Base URL, e.g. `http://127.0.0.1:7878`. */
+  url: string;
+  /** Bound port (useful with port 0). */
+  port: number;
+  yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
+  /**
+   * Stop accepting, let in-flight HTTP requests finish (up to `graceMs`, default 5000 ms), close
+   * WebSocket clients with code 1001, then resolve.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Create and start the gateway on `bind:port`.
+ * @throws (rejects) when the address cannot be bound (e.g. EADDRINUSE), with the OS reason.
+ */
+export async function startGateway(bind: string, port: number, deps: GatewayDeps): Promise<Gateway> {
+  const log = deps.logger.child({ module: "gateway" });
+  const yoga = createYoga<Record<string, never>, GraphQLContext>({
+    schema: buildSchema(),
+    graphqlEndpoint: GRAPHQL_PATH,
+    graphiql: { subscriptionsProtocol: "WS", title: "Prospero" },
+    // Served from the package itself: no CDN, so GraphiQL works on machines without internet.
+    renderGraphiQL,
+    landingPage: false,
+    maskedErrors: { isDev: deps.isDev ?? false },
+    logging: {
+      debug: (...args) => log.debug({ args }, "yoga"),
+      info: (...args) => log.info({ args }, "yoga"),
+      warn: (...args) => log.warn({ args }, "yoga"),
+      error: (...args) => log.error({ args }, "yoga"),
+    },
+    context: () => {
+      const ctx = deps.context();
+      if (!ctx) throw new Error("the store is not open yet; retry when /readyz answers 200");
+      return { ...ctx, readiness: deps.readiness };
+    },
+  });
+
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? "/";
+    const pathname = url.split("?")[0];
+    if (pathname === "/healthz") {
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok\n");
+      return;
+    }
+    if (pathname === "/readyz") {
+      const r = deps.readiness();
+      res
+        .writeHead(r.ready ? 200 : 503, { "content-type": "application/json; charset=utf-8" })
+        .end(JSON.stringify(r));
+      return;
+    }
+    void yoga.handle(req, res);
+  });
+
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  useServer<Record<string, unknown>>(
+    {
+      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
+      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
+      onSubscribe: async (ctx, _id, payload) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params: payload,
+        });
+        const args: ExecutionArgs = {
+          schema,
+          operationName: payload.operationName ?? null,
+          document: parse(payload.query),
+          variableValues: payload.variables ?? null,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe } as EnvelopedRoot,
+        };
+        const errors = validate(args.schema, args.document);
+        if (errors.length) return errors;
+        return args;
+      },
+    },
+    wss,
+    KEEPALIVE_MS,
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once("error", onError);
+    server.listen(port, bind, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  const gateway: Gateway = {
+    url: `http://${host}:${addr.port}`,
+    port: addr.port,
+    yoga,
+    async close(graceMs = 5000) {
+      for (const client of wss.clients) client.close(1001, "server shutting down");
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+  return gateway;
+}
+
+/** Enveloped execute/subscribe carried to graphql-ws through `rootValue`. */
+interface EnvelopedRoot {
+  execute: (args: ExecutionArgs) => OperationResult;
+  subscribe: (args: ExecutionArgs) => OperationResult;
+}

@@ -1,0 +1,118 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
+import { runProspero, startServe, waitForStatus, type ServeProcess } from "../helpers/serve-process.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+const running: ServeProcess[] = [];
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill("SIGKILL");
+      await p.exited;
+    }
+  }
+});
+
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const p = await startServe(args, env);
+  running.push(p);
+  return p;
+}
+
+async function logged(p: ServeProcess, re: RegExp, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const m = re.exec(p.stderr());
+    if (m) return m[0];
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`log never matched ${re}:\n${p.stderr()}`);
+}
+
+async function gql(url: string, query: string): Promise<unknown> {
+  const res = await fetch(`${url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query }),
+  });
+  return res.json();
+}
+
+describe("prospero serve", () => {
+  it("boots on an empty data dir: /healthz, /readyz JSON, { __typename } over HTTP and graphql-ws, GraphiQL", async () => {
+    const data = path.join(tmpDir(), "nested", "data");
+    const p = await serve(["--data-dir", data]);
+    expect((await (await fetch(`${p.url}/healthz`)).text()).trim()).toBe("ok");
+    const ready = await waitForStatus(`${p.url}/readyz`, 200);
+    expect(await ready.json()).toMatchObject({ ready: true, migrationsApplied: true, storeWritable: true });
+    expect(fs.existsSync(path.join(data, "prospero.db"))).toBe(true);
+
+    expect(await gql(p.url, "{ __typename }")).toEqual({ data: { __typename: "Query" } });
+
+    const client = createClient({
+      url: `${p.url.replace("http", "ws")}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+    });
+    const viaWs = await new Promise((resolve, reject) => {
+      let result: unknown;
+      client.subscribe(
+        { query: "{ __typename readiness { ready } }" },
+        { next: (v) => (result = v), error: reject, complete: () => resolve(result) },
+      );
+    });
+    await client.dispose();
+    expect(viaWs).toEqual({ data: { __typename: "Query", readiness: { ready: true } } });
+
+    const page = await fetch(`${p.url}/graphql`, { headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<title>Prospero<\/title>[\s\S]*graphiql/i);
+  });
+
+  it("exits 0 on SIGTERM, keeps the data across a restart, and applies no migration twice", async () => {
+    const data = tmpDir();
+    const first = await serve(["--data-dir", data]);
+    await waitForStatus(`${first.url}/readyz`, 200);
+    expect(await logged(first, /"applied":\[[^\]]*\]/)).toMatch(/"applied":\["\d+_init"\]/);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    const second = await serve(["--data-dir", data]);
+    await waitForStatus(`${second.url}/readyz`, 200);
+    expect(await logged(second, /"applied":\[[^\]]*\]/)).toBe('"applied":[]');
+    second.child.kill("SIGINT");
+    expect(await second.exited).toBe(0);
+  });
+
+  it("a bad setting exits 2 naming the setting and the accepted form", async () => {
+    const res = await runProspero(["serve", "--port", "99999"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/invalid --port \/ PROSPERO_PORT.*expected an integer port 0–65535/);
+    const env = await runProspero(["serve"], { PROSPERO_LOG_LEVEL: "chatty" });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toMatch(/PROSPERO_LOG_LEVEL/);
+    const unknown = await runProspero(["serve", "--frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown option '--frobnicate'/);
+  });
+
+  it("a database file that is not SQLite: clear message, exit 1, file untouched", async () => {
+    const data = tmpDir();
+    fs.writeFileSync(path.join(data, "prospero.db"), "not a database");
+    const res = await runProspero(["serve", "--port", "0", "--data-dir", data]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/is not a SQLite database; refusing to use or overwrite it/);
+    expect(fs.readFileSync(path.join(data, "prospero.db"), "utf8")).toBe("not a database");
+  });
+
+  it("an address already in use: clear message, exit 1", async () => {
+    const p = await serve(["--data-dir", tmpDir()]);
+    const port = new URL(p.url).port;
+    const res = await runProspero(["serve", "--port", port, "--data-dir", tmpDir()]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/EADDRINUSE/);
+  });
+});
