@@ -7,6 +7,10 @@ import type { Config } from "./config.js";
 import type { Logger } from "./log.js";
 import { openDatabase, isWritable, type OpenedDatabase } from "./store/db.js";
 import { StoreWriter } from "./store/writer.js";
+import { EventStore } from "./store/events.js";
+import { EventBus } from "./bus/bus.js";
+import { Fleet } from "./fleet/fleet.js";
+import { startRetention } from "./store/retention.js";
 import { startGateway, type Gateway } from "./server/gateway.js";
 import type { Readiness } from "./server/readiness.js";
 
@@ -15,6 +19,9 @@ export interface App {
   gateway: Gateway;
   db: OpenedDatabase;
   writer: StoreWriter;
+  bus: EventBus;
+  store: EventStore;
+  fleet: Fleet;
   /** Drain and stop everything; idempotent. */
   stop(): Promise<void>;
 }
@@ -24,18 +31,25 @@ export interface App {
  * @throws StartupError (data dir, database or migrations unusable) — nothing is deleted or overwritten.
  * @throws Error with the OS reason when the HTTP address cannot be bound.
  */
-export async function startApp(config: Config, logger: Logger, opts: { isDev?: boolean } = {}): Promise<App> {
+export async function startApp(
+  config: Config,
+  logger: Logger,
+  opts: { isDev?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<App> {
   let db: OpenedDatabase | null = null;
+  let fleet: Fleet | null = null;
   let migrationsApplied = false;
   const readiness = (): Readiness => {
     const storeWritable = db !== null && isWritable(db.raw);
+    const workspaces = fleet?.registry.list() ?? [];
+    const health = workspaces.map((w) => fleet!.state.healthOf(w.name).state);
     return {
       ready: migrationsApplied && storeWritable,
       migrationsApplied,
       storeWritable,
-      workspacesTotal: 0,
-      workspacesHealthy: 0,
-      workspacesUnreachable: 0,
+      workspacesTotal: workspaces.length,
+      workspacesHealthy: health.filter((h) => h === "healthy").length,
+      workspacesUnreachable: health.filter((h) => h === "unreachable").length,
     };
   };
   const gateway = await startGateway(config.bind, config.port, {
@@ -51,22 +65,43 @@ export async function startApp(config: Config, logger: Logger, opts: { isDev?: b
     await gateway.close(0);
     throw err;
   }
-  migrationsApplied = true;
   logger.info(
     { file: db.file, applied: db.migrations.applied, alreadyApplied: db.migrations.alreadyApplied.length },
     "store open",
   );
   const writer = new StoreWriter(db.prisma, logger.child({ module: "writer" }));
+  const bus = new EventBus({ log: logger.child({ module: "bus" }) });
+  const store = new EventStore(db.prisma, writer, bus, logger.child({ module: "store" }));
+  fleet = new Fleet({
+    db: db.prisma,
+    store,
+    writer,
+    logger,
+    pollIntervalMs: config.pollIntervalMs,
+    dataDir: config.dataDir,
+    calibandBin: config.calibandBin,
+    autostart: config.autostart,
+    env: opts.env ?? process.env,
+  });
+  await fleet.start();
+  const stopRetention = startRetention(store, config.retentionDays, logger.child({ module: "retention" }));
+  migrationsApplied = true;
   const opened = db;
+  const theFleet = fleet;
   let stopping: Promise<void> | null = null;
   return {
     gateway,
     db: opened,
     writer,
+    bus,
+    store,
+    fleet: theFleet,
     stop() {
       stopping ??= (async () => {
         logger.info("shutting down: draining requests");
         await gateway.close();
+        await stopRetention();
+        await theFleet.stop();
         await writer.close();
         await opened.close();
         logger.info("stopped");

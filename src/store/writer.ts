@@ -5,12 +5,12 @@
  * better-sqlite3 adapter would run unrelated outer queries inside it). If a grouped batch fails,
  * its jobs are retried one by one so a single bad job fails alone.
  */
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 
 /** A Prisma operation that has not run yet (what `prisma.x.create(...)` returns). */
-export type PendingOp = ReturnType<PrismaClient["event"]["create"]> | ReturnType<PrismaClient["$executeRaw"]>;
+export type PendingOp = Prisma.PrismaPromise<unknown>;
 
 /**
  * A write job: builds the operations to run, given the client. Called at commit time (so values

@@ -37,6 +37,7 @@ describe("migrations", () => {
     expect(Object.keys(expected).sort()).toEqual([
       "Agent",
       "Event",
+      "Frame",
       "IngestCursor",
       "StreamHead",
       "Workspace",

@@ -14,7 +14,7 @@ const ev = (streamKey: string, seq: number) => ({
   seq,
   ts: new Date(),
   workspace: "w",
-  agentId: "",
+  agentId: null,
   kind: "test",
   payload: { seq },
 });

@@ -9,7 +9,8 @@ CREATE TABLE "Workspace" (
     "model" TEXT,
     "pendingConfig" JSONB,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "updatedAt" DATETIME NOT NULL,
+    "removedAt" DATETIME
 );
 
 -- CreateTable
@@ -19,9 +20,10 @@ CREATE TABLE "Event" (
     "seq" INTEGER NOT NULL,
     "ts" DATETIME NOT NULL,
     "workspace" TEXT NOT NULL,
-    "agentId" TEXT NOT NULL,
+    "agentId" TEXT,
     "kind" TEXT NOT NULL,
-    "payload" JSONB NOT NULL
+    "payload" JSONB NOT NULL,
+    CONSTRAINT "Event_agentId_fkey" FOREIGN KEY ("agentId") REFERENCES "Agent" ("id") ON DELETE SET NULL ON UPDATE CASCADE
 );
 
 -- CreateTable
@@ -31,12 +33,24 @@ CREATE TABLE "StreamHead" (
 );
 
 -- CreateTable
+CREATE TABLE "Frame" (
+    "agentId" TEXT NOT NULL,
+    "line" INTEGER NOT NULL,
+    "text" TEXT NOT NULL,
+    "ts" DATETIME NOT NULL,
+
+    PRIMARY KEY ("agentId", "line")
+);
+
+-- CreateTable
 CREATE TABLE "IngestCursor" (
     "agentId" TEXT NOT NULL PRIMARY KEY,
     "workspace" TEXT NOT NULL,
     "byteOffset" INTEGER NOT NULL DEFAULT 0,
     "lineCount" INTEGER NOT NULL DEFAULT 0,
-    "lastLineHash" TEXT,
+    "mode" TEXT NOT NULL DEFAULT 'file',
+    "state" JSONB,
+    "finished" BOOLEAN NOT NULL DEFAULT false,
     "updatedAt" DATETIME NOT NULL
 );
 
@@ -53,6 +67,7 @@ CREATE TABLE "Agent" (
     "workingDir" TEXT NOT NULL DEFAULT '',
     "startedAt" DATETIME NOT NULL,
     "finishedAt" DATETIME,
+    "model" TEXT,
     "outcome" TEXT,
     "inputTokens" INTEGER NOT NULL DEFAULT 0,
     "outputTokens" INTEGER NOT NULL DEFAULT 0,
@@ -63,11 +78,12 @@ CREATE TABLE "Agent" (
     "respawnedFrom" TEXT,
     "goneAt" DATETIME,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Agent_workspace_fkey" FOREIGN KEY ("workspace") REFERENCES "Workspace" ("name") ON DELETE RESTRICT ON UPDATE CASCADE
 );
 
 -- CreateIndex
-CREATE UNIQUE INDEX "Workspace_root_key" ON "Workspace"("root");
+CREATE INDEX "Workspace_root_idx" ON "Workspace"("root");
 
 -- CreateIndex
 CREATE INDEX "Event_ts_idx" ON "Event"("ts");

@@ -1,0 +1,127 @@
+/**
+ * Typed failures of the caliband client (caliband-protocol.md §1.5–1.6, §5.2, §6). Each extends
+ * {@link ProsperoError} with a stable `code`; supervisor error replies map to `AgentNotFound`,
+ * `InvalidState` and `Protocol` exactly like the reference client does (§1.6).
+ */
+import { ProsperoError } from "../errors.js";
+
+/** The daemon answered `not_found` for `id` (§1.6): unknown, removed, or respawned-away agent. */
+export class AgentNotFound extends ProsperoError {
+  readonly code = "NOT_FOUND";
+  constructor(readonly id: string) {
+    super(`agent not found: ${id}`);
+  }
+}
+
+/** The daemon refused `op` on agent `id` because it is `status` (§1.6; today only `rm` without force). */
+export class InvalidState extends ProsperoError {
+  readonly code = "INVALID_STATE";
+  constructor(
+    readonly op: string,
+    readonly id: string,
+    readonly status: string,
+  ) {
+    super(`invalid state for ${op}: agent ${id} is ${status}`);
+  }
+}
+
+/**
+ * The daemon's reply was unusable (not JSON, unknown or unexpected `kind`, wrong shape, connection
+ * closed before a reply line, over-long line) or it answered with a supervisor `internal` error,
+ * whose text is kept verbatim in `daemonMessage` (§1.6). `endpoint` describes the peer.
+ */
+export class Protocol extends ProsperoError {
+  readonly code = "PROTOCOL";
+  readonly endpoint: string | undefined;
+  readonly daemonMessage: string | undefined;
+  constructor(message: string, options: { endpoint?: string; daemonMessage?: string; cause?: unknown } = {}) {
+    super(options.endpoint ? `caliband protocol error at ${options.endpoint}: ${message}` : message, {
+      cause: options.cause,
+    });
+    this.endpoint = options.endpoint;
+    this.daemonMessage = options.daemonMessage;
+  }
+}
+
+/**
+ * caliband (control or per-agent endpoint) could not be reached or did not answer in time:
+ * missing socket (`ENOENT`), nothing listening (`ECONNREFUSED`), TLS verification failure,
+ * connection reset, or a deadline (`reason` = `"timeout after N ms"`). `errno` holds the Node
+ * error code when there was one, so callers can decide whether retrying makes sense.
+ */
+export class Unreachable extends ProsperoError {
+  readonly code = "UNREACHABLE";
+  readonly errno: string | undefined;
+  constructor(
+    readonly endpoint: string,
+    readonly reason: string,
+    options: { errno?: string; cause?: unknown } = {},
+  ) {
+    super(`caliband unreachable at ${endpoint}: ${reason}`, { cause: options.cause });
+    this.errno = options.errno;
+  }
+}
+
+/**
+ * Autostarted caliband never answered `status` (§5.2): it exited first (`exitCode`/`signal` set) or
+ * the startup deadline passed. `logPath` is the file its stdout/stderr were appended to.
+ */
+export class DaemonStartFailed extends Unreachable {
+  constructor(
+    endpoint: string,
+    reason: string,
+    readonly logPath: string,
+    readonly exitCode: number | null = null,
+    readonly signal: string | null = null,
+  ) {
+    super(endpoint, `${reason}; see ${logPath}`);
+  }
+}
+
+/**
+ * The caliband binary could not be executed (`ENOENT`/`EACCES` when autostarting, §5.2). The
+ * message says how to fix it: install caliban (which ships `caliband`) and put `caliband` on
+ * `PATH`, or point `--caliband-bin` / `PROSPERO_CALIBAND_BIN` at the binary.
+ */
+export class CalibandNotInstalled extends ProsperoError {
+  readonly code = "CALIBAND_NOT_INSTALLED";
+  constructor(
+    readonly bin: string,
+    readonly errno?: string,
+  ) {
+    super(
+      `cannot run caliband binary "${bin}"${errno ? ` (${errno})` : ""}: install caliban (it ships the ` +
+        "`caliband` daemon) and put `caliband` on PATH, or set --caliband-bin / PROSPERO_CALIBAND_BIN " +
+        "to the caliband executable",
+    );
+  }
+}
+
+/**
+ * Thrown by the NDJSON reader when a line exceeds its byte bound (§1.2: 1 MiB by default) before
+ * a newline arrives; the connection is unusable afterwards.
+ */
+export class LineTooLong extends Protocol {
+  constructor(readonly maxLineBytes: number) {
+    super(`line exceeds ${maxLineBytes} bytes without a newline`);
+  }
+}
+
+/** Node's error code (`ENOENT`, `ECONNREFUSED`, `ERR_TLS_CERT_ALTNAME_INVALID`, …) of `err`, if any. */
+export function errnoOf(err: unknown): string | undefined {
+  return typeof err === "object" && err !== null && "code" in err && typeof err.code === "string"
+    ? err.code
+    : undefined;
+}
+
+/** The workspace root given for discovery does not exist or is not a directory (§1.1). */
+export class WorkspaceRootNotFound extends ProsperoError {
+  readonly code = "WORKSPACE_ROOT_NOT_FOUND";
+  constructor(
+    readonly root: string,
+    readonly reason: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`workspace root ${root}: ${reason}`, options);
+  }
+}

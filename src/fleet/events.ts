@@ -1,0 +1,144 @@
+/**
+ * The fleet event model: the durable and live unit of history. Every event belongs to one
+ * stream — an agent id, `workspace:<name>`, or `fleet` — and carries a per-stream `seq`
+ * allocated by the store's single writer. Payloads are plain JSON (no bigint, no Date) and are
+ * validated with zod at every boundary (store read, bus publish).
+ *
+ * Kinds (payload fields; token counts are tokens, durations ms, costs USD):
+ * - lifecycle (poll-derived / our own commands): `agent_spawned`, `agent_discovered`,
+ *   `status_changed {from,to}`, `agent_gone {reason}`, `workspace_health {state,reason}`
+ * - normalized TurnEvents (protocol §3.3): `turn_started`, `output`, `tool_started`,
+ *   `tool_finished`, `turn_completed`, `agent_finished`
+ * - operator input (not echoed by the worker, §3.5): `input_sent {text}`, `input_ended`
+ * - ingest bookkeeping: `ingest_gap {missedLines}`, `store_persist_failed {lostSeq,detail}`
+ */
+import { z } from "zod";
+
+/** Token usage of a turn or run, in tokens (cache fields are subsets of `input`). */
+export const UsageSchema = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cacheRead: z.number().int().nonnegative(),
+  cacheCreation: z.number().int().nonnegative(),
+});
+/** Token usage in tokens. */
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** Payload schema of every event kind. */
+export const PayloadSchemas = {
+  agent_spawned: z.object({ name: z.string(), spec: z.record(z.string(), z.unknown()) }),
+  agent_discovered: z.object({ name: z.string(), status: z.string() }),
+  status_changed: z.object({ from: z.string(), to: z.string() }),
+  agent_gone: z.object({
+    reason: z.enum(["removed", "respawned", "vanished"]),
+    replacedBy: z.string().nullable(),
+  }),
+  workspace_health: z.object({ state: z.enum(["healthy", "unreachable"]), reason: z.string().nullable() }),
+  turn_started: z.object({ turnIndex: z.number().int(), model: z.string(), messageId: z.string() }),
+  output: z.object({
+    stream: z.enum(["text", "thinking"]),
+    text: z.string(),
+    turnIndex: z.number().int(),
+    blockIndex: z.number().int(),
+  }),
+  tool_started: z.object({ toolUseId: z.string(), name: z.string(), turnIndex: z.number().int() }),
+  tool_finished: z.object({
+    toolUseId: z.string(),
+    name: z.string(),
+    ok: z.boolean(),
+    input: z.unknown(),
+    inputRaw: z.string(),
+    resultText: z.string(),
+    truncated: z.boolean(),
+    durationMs: z.number().nonnegative().nullable(),
+    turnIndex: z.number().int(),
+  }),
+  turn_completed: z.object({
+    turnIndex: z.number().int(),
+    stopReason: z.string(),
+    usage: UsageSchema,
+    ttftMs: z.number().nonnegative().nullable(),
+    tbtMs: z.number().nonnegative().nullable(),
+    model: z.string().nullable(),
+    estimatedCostUsd: z.number().nonnegative().nullable(),
+  }),
+  agent_finished: z.object({
+    outcome: z.string(),
+    detail: z.string().nullable(),
+    turns: z.number().int().nonnegative(),
+    usage: UsageSchema,
+    model: z.string().nullable(),
+    estimatedCostUsd: z.number().nonnegative().nullable(),
+  }),
+  input_sent: z.object({ text: z.string() }),
+  input_ended: z.object({}),
+  ingest_gap: z.object({ missedLines: z.number().int().nonnegative().nullable(), detail: z.string() }),
+  store_persist_failed: z.object({ lostSeq: z.number().int(), detail: z.string() }),
+} as const;
+
+/** Every event kind. */
+export type EventKind = keyof typeof PayloadSchemas;
+/** Event kinds as a list (schema order). */
+export const EVENT_KINDS = Object.keys(PayloadSchemas) as EventKind[];
+/** Payload type of kind K. */
+export type PayloadOf<K extends EventKind> = z.infer<(typeof PayloadSchemas)[K]>;
+
+/** An event before the store assigns its stream position. */
+export type NewEvent = {
+  [K in EventKind]: {
+    kind: K;
+    payload: PayloadOf<K>;
+    /** Workspace name ("" for fleet-level events). */
+    workspace: string;
+    /** Agent id ("" for workspace- and fleet-level events). */
+    agentId: string;
+    /** When it happened, ms since the epoch. */
+    tsMs: number;
+  };
+}[EventKind];
+
+/** A committed (or, for `store_persist_failed`, live-only) event. */
+export type FleetEvent = NewEvent & {
+  /** Stream key: agent id, `workspace:<name>`, or `fleet`. */
+  streamKey: string;
+  /** Position in its stream, from 1, strictly increasing, never reused. */
+  seq: number;
+  /**
+   * Fleet-wide commit order (the store's row id), increasing across all streams; null for an
+   * event that was published but could not be stored (see `store_persist_failed`).
+   */
+  globalId: number | null;
+};
+
+/** Stream key of an event (reference §3.1, renamed `repo:` → `workspace:`). */
+export function streamKeyOf(e: { workspace: string; agentId: string }): string {
+  if (e.agentId !== "") return e.agentId;
+  if (e.workspace !== "") return `workspace:${e.workspace}`;
+  return "fleet";
+}
+
+/** Stream key of a workspace's own events. */
+export function workspaceStream(name: string): string {
+  return `workspace:${name}`;
+}
+
+const TERMINAL_STATUSES = new Set(["killed", "done", "failed", "crashed"]);
+
+/**
+ * True for the event after which an agent's stream is complete: its `status_changed` to a
+ * terminal status (killed|done|failed|crashed, protocol §2.1), or `agent_gone`. The reconciler
+ * finishes ingesting an agent before recording its terminal status, so nothing follows it but a
+ * later `agent_gone`.
+ */
+export function isTerminalEvent(e: NewEvent): boolean {
+  if (e.kind === "agent_gone") return true;
+  return e.kind === "status_changed" && TERMINAL_STATUSES.has(e.payload.to);
+}
+
+/**
+ * Validate a payload for its kind.
+ * @throws ZodError when the payload does not match the kind's schema.
+ */
+export function parsePayload<K extends EventKind>(kind: K, payload: unknown): PayloadOf<K> {
+  return PayloadSchemas[kind].parse(payload) as PayloadOf<K>;
+}

@@ -1,0 +1,236 @@
+/**
+ * The fleet service: wires registry, daemons, state, recorder, ingest, poller and lifecycle
+ * together and owns their start/stop order. It holds no logic of its own beyond workspace
+ * registration and configuration changes, which span several parts.
+ */
+import { isTerminal } from "../caliband/wire.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Logger } from "../log.js";
+import type { EventStore } from "../store/events.js";
+import type { StoreWriter } from "../store/writer.js";
+import { DaemonPool, type DaemonPoolOptions } from "./daemons.js";
+import { InvalidState } from "./errors.js";
+import { IngestManager } from "./ingest-manager.js";
+import { Lifecycle } from "./lifecycle.js";
+import { newFleetMetrics, type FleetMetrics } from "./metrics.js";
+import { Poller, WorkspaceLocks } from "./poller.js";
+import { DEFAULT_PRICES, type PriceTable } from "./pricing.js";
+import {
+  needsDaemonRestart,
+  validateProviderConfig,
+  type ProviderConfig,
+  type ProviderConfigInput,
+} from "./provider.js";
+import { Recorder } from "./recorder.js";
+import { WorkspaceRegistry, type Workspace } from "./registry.js";
+import { FleetState } from "./state.js";
+
+/** Settings of the fleet. */
+export interface FleetOptions extends DaemonPoolOptions {
+  db: PrismaClient;
+  store: EventStore;
+  writer: StoreWriter;
+  logger: Logger;
+  /** Poll interval, ms. */
+  pollIntervalMs: number;
+  /** Deadline of one `list` request, ms (default min(5000, 2 × pollIntervalMs)). */
+  listDeadlineMs?: number;
+  /** Per-model prices (USD per million tokens). */
+  prices?: PriceTable;
+  /** Ingest from sockets only (tests; remote daemons). */
+  forceSocketIngest?: boolean;
+  /** Pause between reads of a quiet stdout.ndjson, ms. */
+  tailIntervalMs?: number;
+}
+
+/** Outcome of a configuration change. */
+export interface ConfigChangeResult {
+  workspace: Workspace;
+  /** The new config is in effect. */
+  applied: boolean;
+  /** The change waits for these non-terminal agents to end (daemon restart needed). */
+  pendingOn: string[];
+  /** Agents a forced restart turned into `crashed` (their workers keep running unobserved). */
+  orphaned: string[];
+}
+
+/** The fleet: one per gateway process. */
+export class Fleet {
+  readonly registry: WorkspaceRegistry;
+  readonly daemons: DaemonPool;
+  readonly state = new FleetState();
+  readonly metrics: FleetMetrics = newFleetMetrics();
+  readonly recorder: Recorder;
+  readonly ingest: IngestManager;
+  readonly lifecycle: Lifecycle;
+  readonly poller: Poller;
+  private readonly locks = new WorkspaceLocks();
+  private readonly log: Logger;
+
+  constructor(private readonly opts: FleetOptions) {
+    this.log = opts.logger.child({ module: "fleet" });
+    this.registry = new WorkspaceRegistry(opts.db, opts.writer);
+    this.daemons = new DaemonPool({ ...opts, logger: opts.logger });
+    this.recorder = new Recorder(opts.store, this.state, this.log);
+    this.ingest = new IngestManager({
+      db: opts.db,
+      store: opts.store,
+      prices: opts.prices ?? DEFAULT_PRICES,
+      metrics: this.metrics,
+      log: opts.logger,
+      forceSocket: opts.forceSocketIngest ?? false,
+      tailIntervalMs: opts.tailIntervalMs ?? 100,
+    });
+    const recentSpawns = new Map<string, number>();
+    const recentRemovals = new Map<string, number>();
+    const pendingSpawns = new Set<string>();
+    const pendingRemovals = new Set<string>();
+    this.lifecycle = new Lifecycle({
+      registry: this.registry,
+      daemons: this.daemons,
+      state: this.state,
+      recorder: this.recorder,
+      ingest: this.ingest,
+      locks: this.locks,
+      recentSpawns,
+      recentRemovals,
+      pendingSpawns,
+      pendingRemovals,
+      log: this.log,
+      env: opts.env,
+    });
+    this.poller = new Poller({
+      registry: this.registry,
+      daemons: this.daemons,
+      state: this.state,
+      recorder: this.recorder,
+      ingest: this.ingest,
+      locks: this.locks,
+      metrics: this.metrics,
+      log: this.log,
+      intervalMs: opts.pollIntervalMs,
+      ...(opts.listDeadlineMs !== undefined ? { listDeadlineMs: opts.listDeadlineMs } : {}),
+      recentSpawns,
+      recentRemovals,
+      pendingSpawns,
+      pendingRemovals,
+      onQuiescent: (ws) => this.applyPendingConfig(ws),
+    });
+  }
+
+  /** Load durable state and start polling. */
+  async start(): Promise<void> {
+    await this.registry.load();
+    await this.state.load(
+      this.opts.db,
+      this.registry.list().map((w) => w.name),
+    );
+    this.poller.start();
+  }
+
+  /** Stop polling and ingest (resumable); idempotent. */
+  async stop(): Promise<void> {
+    await this.poller.stop();
+    await this.ingest.stopAll();
+  }
+
+  /**
+   * Register a workspace and poll it at once.
+   * @throws ValidationFailed, Conflict, ProviderMisconfigured.
+   */
+  async addWorkspace(input: {
+    name: string;
+    root: string;
+    config?: ProviderConfigInput;
+  }): Promise<{ workspace: Workspace; created: boolean }> {
+    const res = await this.registry.add(input);
+    this.state.ensureWorkspace(res.workspace.name);
+    if (res.created) await this.poller.pollOnce(res.workspace);
+    return res;
+  }
+
+  /**
+   * Unregister a workspace. Its caliband and agents keep running; history stays queryable.
+   * @throws NotFound
+   */
+  async removeWorkspace(name: string): Promise<Workspace> {
+    const ws = await this.locks.run(name, () => this.registry.remove(name));
+    for (const a of this.state.agentsOf(name)) this.state.remove(a.id);
+    this.state.dropWorkspace(name);
+    this.daemons.invalidate(name);
+    return ws;
+  }
+
+  private liveAgents(name: string): string[] {
+    return this.state
+      .agentsOf(name)
+      .filter((a) => !isTerminal(a.status))
+      .map((a) => a.id);
+  }
+
+  /**
+   * Change a workspace's provider config. Changes that only reach agents through the spawn spec
+   * (provider, model) apply at once. Changes to the daemon's environment (base URL, key, env)
+   * need a daemon restart: applied at once when no agent is live; otherwise recorded as pending
+   * and applied when the last live agent ends — unless `force`, which restarts now and reports the
+   * agents it orphans (a restart turns running agents into `crashed`, protocol §5.7).
+   * @throws NotFound, ValidationFailed, ProviderMisconfigured, Unreachable (restart failed).
+   */
+  async updateWorkspaceConfig(
+    name: string,
+    input: ProviderConfigInput,
+    force = false,
+  ): Promise<ConfigChangeResult> {
+    const ws = this.registry.get(name);
+    const config = validateProviderConfig(input);
+    if (!needsDaemonRestart(ws.config, config)) {
+      const updated = await this.registry.setConfig(name, config, null);
+      return { workspace: updated, applied: true, pendingOn: [], orphaned: [] };
+    }
+    const live = this.liveAgents(name);
+    if (live.length > 0 && !force) {
+      const updated = await this.registry.setConfig(name, ws.config, config);
+      return { workspace: updated, applied: false, pendingOn: live, orphaned: [] };
+    }
+    const updated = await this.applyConfig(ws, config);
+    return { workspace: updated, applied: true, pendingOn: [], orphaned: live };
+  }
+
+  private async applyConfig(ws: Workspace, config: ProviderConfig): Promise<Workspace> {
+    const updated = await this.registry.setConfig(ws.name, config, null);
+    await this.daemons.restart(updated);
+    await this.poller.pollOnce(updated);
+    return updated;
+  }
+
+  private async applyPendingConfig(ws: Workspace): Promise<void> {
+    const cur = this.registry.find(ws.name);
+    if (!cur?.pendingConfig) return;
+    this.log.info({ workspace: ws.name }, "agents ended: applying pending config with a daemon restart");
+    const pending = cur.pendingConfig;
+    // Runs inside the poll's reconcile; restart outside the lock.
+    setImmediate(() => {
+      void this.applyConfig(cur, pending).catch((err: unknown) =>
+        this.log.error({ err }, "applying pending config failed"),
+      );
+    });
+  }
+
+  /**
+   * Restart a workspace's caliband (same config). Refused while agents are live unless `force`.
+   * @returns the agents the restart orphaned.
+   * @throws NotFound, InvalidState, Unreachable.
+   */
+  async restartWorkspaceDaemon(name: string, force = false): Promise<{ orphaned: string[] }> {
+    const ws = this.registry.get(name);
+    const live = this.liveAgents(name);
+    if (live.length > 0 && !force) {
+      throw new InvalidState(
+        `workspace ${name} has live agents (${live.join(", ")}); restart with force to orphan them`,
+      );
+    }
+    await this.daemons.restart(ws);
+    await this.poller.pollOnce(ws);
+    return { orphaned: live };
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * One ingest task per agent: started when an agent is first seen non-terminal (idle included,
+ * #51), finished before its terminal status is recorded and before `rm`/`respawn` delete its
+ * session dir, stopped (resumable) at shutdown.
+ */
+import type { IngestDeps, IngestTarget } from "./ingest.js";
+import { IngestTask } from "./ingest.js";
+
+/** Owns the ingest tasks of the gateway. */
+export class IngestManager {
+  private readonly tasks = new Map<string, Promise<IngestTask>>();
+  private closed = false;
+
+  constructor(private readonly deps: IngestDeps) {}
+
+  /** Start ingesting `target` unless a task exists or its ingest already finished. */
+  ensure(target: IngestTarget): void {
+    if (this.closed || this.tasks.has(target.agentId)) return;
+    const p = IngestTask.start(target, this.deps);
+    p.catch((err: unknown) => {
+      this.deps.log.error({ err, agent: target.agentId }, "ingest task failed to start");
+      this.tasks.delete(target.agentId);
+    });
+    this.tasks.set(target.agentId, p);
+  }
+
+  /** True when a task runs (or ran) for the agent in this process. */
+  has(agentId: string): boolean {
+    return this.tasks.has(agentId);
+  }
+
+  /**
+   * Ingest everything `target` wrote and end its task (starting one first if none ran, e.g. an
+   * agent that ran while the gateway was down). Never throws; failures are logged.
+   */
+  async finish(target: IngestTarget, timeoutMs = 5_000): Promise<void> {
+    if (this.closed) return;
+    if (!this.tasks.has(target.agentId)) this.ensure(target);
+    try {
+      const task = await this.tasks.get(target.agentId);
+      await task?.finish(timeoutMs);
+    } catch (err) {
+      this.deps.log.error({ err, agent: target.agentId }, "finishing ingest failed");
+    }
+  }
+
+  /** Lines stored for an agent by its running task (undefined when none). */
+  async lineCount(agentId: string): Promise<number | undefined> {
+    const t = this.tasks.get(agentId);
+    return t ? (await t).lineCount : undefined;
+  }
+
+  /** Stop every task without finishing (shutdown; cursors resume next start). */
+  async stopAll(): Promise<void> {
+    this.closed = true;
+    const all = [...this.tasks.values()];
+    this.tasks.clear();
+    await Promise.all(all.map(async (p) => (await p.catch(() => null))?.stop()));
+  }
+}

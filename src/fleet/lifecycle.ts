@@ -1,0 +1,357 @@
+/**
+ * Lifecycle commands — the service the GraphQL layer calls. Each validates against the served
+ * view first, talks to the workspace's caliband, and records the outcome; each failure is a typed
+ * error and leaves no partial state. Rules from the protocol's pitfalls (§9): kill refuses a
+ * terminal agent (caliband would overwrite `done` with `killed`), respawn refuses a live agent
+ * unless forced (it would orphan the worker), ingest is finished before rm/respawn delete the
+ * session dir, input goes to the per-agent endpoint only (#130).
+ */
+import { AgentNotFound } from "../caliband/errors.js";
+import { sendInbound } from "../caliband/stream.js";
+import {
+  encodeSpawnSpec,
+  isTerminal,
+  type AgentRecord,
+  type Endpoint,
+  type SpawnSpecInput,
+} from "../caliband/wire.js";
+import type { Logger } from "../log.js";
+import type { DaemonPool } from "./daemons.js";
+import { InvalidState, NotFound, ValidationFailed } from "./errors.js";
+import type { IngestManager } from "./ingest-manager.js";
+import { ingestTargetOf, type WorkspaceLocks } from "./poller.js";
+import { daemonEnvOverlay } from "./provider.js";
+import { Recorder } from "./recorder.js";
+import type { WorkspaceRegistry } from "./registry.js";
+import type { AgentView, FleetState } from "./state.js";
+
+/** Options of a spawn; see protocol §2.2 for each SpawnSpec field. */
+export interface SpawnOptions {
+  workspace: string;
+  /** First user message (`initial_prompt`). */
+  prompt: string;
+  /** Display name (`label`); caliband names the agent `agent-<id>` without one. */
+  label?: string | null;
+  /** Model; default the workspace's configured model, else the provider's default. */
+  model?: string | null;
+  /** Provider override; default the workspace's configured provider (caliban #93). */
+  provider?: string | null;
+  /** Source checkout name (§2.6); null = the workspace root. */
+  source?: string | null;
+  /** Git worktree isolation (`isolation_worktree`); default true. */
+  isolated?: boolean;
+  /** Wait for operator input at each end of turn (§3.5); default false. */
+  interactive?: boolean;
+  /** Tools the agent may use; null = caliban's default set. */
+  toolAllowlist?: string[] | null;
+  frontmatterPath?: string | null;
+  /** Idempotency key: a second spawn with the same key returns the first agent, `created: false`. */
+  clientRequestId?: string | null;
+}
+
+/** Result of {@link Lifecycle.drain}. */
+export interface DrainResult {
+  /** Status when drain returned. */
+  status: string;
+  /** Whether drain had to kill the agent after the timeout. */
+  killed: boolean;
+}
+
+/** What lifecycle commands need. */
+export interface LifecycleDeps {
+  registry: WorkspaceRegistry;
+  daemons: DaemonPool;
+  state: FleetState;
+  recorder: Recorder;
+  ingest: IngestManager;
+  locks: WorkspaceLocks;
+  recentSpawns: Map<string, number>;
+  recentRemovals: Map<string, number>;
+  pendingSpawns: Set<string>;
+  pendingRemovals: Set<string>;
+  log: Logger;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Spawn, kill, respawn, rm, drain, input. */
+export class Lifecycle {
+  private readonly byRequestId = new Map<string, string>();
+
+  constructor(private readonly deps: LifecycleDeps) {}
+
+  /**
+   * The served agent `id` with its workspace.
+   * @throws NotFound when no served agent has that id.
+   */
+  private served(id: string): AgentView {
+    const a = this.deps.state.agent(id);
+    if (!a) throw new NotFound("agent", id);
+    return a;
+  }
+
+  private async fetchRecord(workspace: string, id: string): Promise<AgentRecord | undefined> {
+    try {
+      const client = await this.deps.daemons.client(this.deps.registry.get(workspace));
+      return (await client.list()).find((r) => r.id === id);
+    } catch (err) {
+      this.deps.log.warn(
+        { err, workspace, id },
+        "could not list after spawn; the next poll will fill in the record",
+      );
+      return undefined;
+    }
+  }
+
+  /**
+   * Spawn an agent (protocol §1.7 spawn).
+   * @returns the served agent and whether it was created (false for a repeated clientRequestId).
+   * @throws NotFound (workspace), ValidationFailed (empty prompt), ProviderMisconfigured (key
+   *   variable unset), Unreachable, Protocol (caliband refused: bad source, not a git checkout, …).
+   */
+  async spawn(opts: SpawnOptions): Promise<{ agent: AgentView; created: boolean }> {
+    const ws = this.deps.registry.get(opts.workspace);
+    if (opts.prompt.trim() === "")
+      throw new ValidationFailed([{ path: ["prompt"], message: "must not be empty" }]);
+    if (opts.clientRequestId) {
+      const prior = this.byRequestId.get(opts.clientRequestId);
+      const a = prior ? this.deps.state.agent(prior) : undefined;
+      if (a) return { agent: a, created: false };
+    }
+    daemonEnvOverlay(ws.config, this.deps.env ?? process.env); // ProviderMisconfigured before any side effect
+    const specInput: SpawnSpecInput = {
+      initial_prompt: opts.prompt,
+      label: opts.label ?? null,
+      model: opts.model ?? ws.config.model ?? null,
+      provider: opts.provider ?? ws.config.provider ?? null,
+      source: opts.source ?? null,
+      isolation_worktree: opts.isolated ?? true,
+      interactive: opts.interactive ?? false,
+      tool_allowlist: opts.toolAllowlist ?? null,
+      frontmatter_path: opts.frontmatterPath ?? null,
+    };
+    const spec = encodeSpawnSpec(specInput);
+    const client = await this.deps.daemons.client(ws);
+    const { id, endpoint } = await client.spawn(specInput);
+    this.deps.recentSpawns.set(id, Date.now());
+    this.deps.pendingSpawns.add(id);
+    if (opts.clientRequestId) this.byRequestId.set(opts.clientRequestId, id);
+    try {
+      return await this.recordSpawn(ws.name, id, endpoint, spec);
+    } finally {
+      this.deps.pendingSpawns.delete(id);
+    }
+  }
+
+  private async recordSpawn(
+    workspace: string,
+    id: string,
+    endpoint: Endpoint,
+    spec: ReturnType<typeof encodeSpawnSpec>,
+  ): Promise<{ agent: AgentView; created: boolean }> {
+    const ws = this.deps.registry.get(workspace);
+    const record = await this.fetchRecord(ws.name, id);
+    // Recorded as `running` (its status right after the spawn reply, §1.7) even if the worker
+    // already ended: the next poll records that transition after ingesting all of its output.
+    const view: AgentView = record
+      ? { ...Recorder.viewOf(ws.name, record), status: "running" }
+      : {
+          id,
+          workspace: ws.name,
+          name: spec.label ?? `agent-${id}`,
+          status: "running",
+          interactive: spec.interactive,
+          isolated: spec.isolation_worktree,
+          spec: spec as unknown as Record<string, unknown>,
+          sessionDir: "",
+          workingDir: "",
+          endpoint,
+          startedAt: new Date(),
+        };
+    await this.deps.locks.run(ws.name, () => this.deps.recorder.spawned(view, null));
+    const target = ingestTargetOf(view, record);
+    if (target && target.sessionDir !== "") this.deps.ingest.ensure(target);
+    return { agent: this.deps.state.agent(id) ?? view, created: true };
+  }
+
+  /**
+   * Kill a live agent (SIGTERM through caliband) and record `killed`.
+   * @throws NotFound, InvalidState (already terminal: caliband would overwrite its status), Unreachable.
+   */
+  async kill(id: string): Promise<AgentView> {
+    const a = this.served(id);
+    if (isTerminal(a.status)) {
+      throw new InvalidState(
+        `agent ${id} is already ${a.status}; kill would overwrite that outcome with killed`,
+        a.status,
+      );
+    }
+    const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
+    await client.kill(id);
+    await this.deps.locks.run(a.workspace, async () => {
+      const cur = this.deps.state.agent(id);
+      if (!cur || isTerminal(cur.status)) return;
+      const target = ingestTargetOf(cur);
+      if (target) await this.deps.ingest.finish(target, 2_000);
+      await this.deps.recorder.statusChanged(a.workspace, id, cur.status, "killed");
+    });
+    return this.deps.state.agent(id) ?? { ...a, status: "killed" };
+  }
+
+  /**
+   * Start the agent's spec again as a new run (new id) linked to the old one; the old run is
+   * recorded gone. A live agent is refused unless `force`, which kills it first (respawn alone
+   * would orphan its worker, §1.7).
+   * @throws NotFound, InvalidState (live without force), Unreachable, Protocol.
+   */
+  async respawn(id: string, force = false): Promise<AgentView> {
+    const a = this.served(id);
+    if (!isTerminal(a.status)) {
+      if (!force) {
+        throw new InvalidState(
+          `agent ${id} is ${a.status}; respawn it with force to kill it first`,
+          a.status,
+        );
+      }
+      await this.kill(id);
+    }
+    const ws = this.deps.registry.get(a.workspace);
+    const client = await this.deps.daemons.client(ws);
+    const target = ingestTargetOf(this.deps.state.agent(id) ?? a);
+    if (target) await this.deps.ingest.finish(target);
+    this.deps.pendingRemovals.add(id);
+    let newId: string;
+    try {
+      newId = await client.respawn(id);
+    } catch (err) {
+      this.deps.pendingRemovals.delete(id);
+      throw err;
+    }
+    this.deps.recentSpawns.set(newId, Date.now());
+    this.deps.pendingSpawns.add(newId);
+    this.deps.recentRemovals.set(id, Date.now());
+    let view: AgentView;
+    let record: AgentRecord | undefined;
+    try {
+      record = await this.fetchRecord(ws.name, newId);
+      const v: AgentView = record
+        ? { ...Recorder.viewOf(ws.name, record), status: "running" }
+        : { ...a, id: newId, status: "running", endpoint: null, sessionDir: "", startedAt: new Date() };
+      view = v;
+      await this.deps.locks.run(ws.name, async () => {
+        if (this.deps.state.agent(id)) await this.deps.recorder.gone(ws.name, id, "respawned", newId);
+        await this.deps.recorder.spawned(v, id);
+      });
+    } finally {
+      this.deps.pendingSpawns.delete(newId);
+      this.deps.pendingRemovals.delete(id);
+    }
+    const newTarget = ingestTargetOf(view, record);
+    if (newTarget && newTarget.sessionDir !== "") this.deps.ingest.ensure(newTarget);
+    return this.deps.state.agent(newId) ?? view;
+  }
+
+  /**
+   * Remove an agent from caliband (deleting its session dir) after ingesting all of its output;
+   * the run stays in history. Drops it from the served view at once with exactly one
+   * `agent_gone` (#123).
+   * @throws NotFound, InvalidState (live without force), Unreachable.
+   */
+  async rm(id: string, force = false): Promise<void> {
+    const a = this.served(id);
+    if (!isTerminal(a.status) && !force) {
+      throw new InvalidState(`agent ${id} is ${a.status}; remove it with force, or kill it first`, a.status);
+    }
+    const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
+    const target = ingestTargetOf(a);
+    if (target && isTerminal(a.status)) await this.deps.ingest.finish(target);
+    this.deps.pendingRemovals.add(id);
+    try {
+      try {
+        await client.rm(id, { force });
+      } catch (err) {
+        if (!(err instanceof AgentNotFound)) throw err;
+        // caliband already forgot it: record the removal all the same.
+      }
+      if (target && !isTerminal(a.status)) await this.deps.ingest.finish(target, 1_000);
+      this.deps.recentRemovals.set(id, Date.now());
+      await this.deps.locks.run(a.workspace, async () => {
+        if (this.deps.state.agent(id)) await this.deps.recorder.gone(a.workspace, id, "removed");
+      });
+    } finally {
+      this.deps.pendingRemovals.delete(id);
+    }
+  }
+
+  /**
+   * Stop an agent gracefully: send `EndInput` if it is interactive, wait up to `timeoutMs` for a
+   * terminal status, and kill it only if it is still running then.
+   * @throws NotFound, Unreachable.
+   */
+  async drain(id: string, timeoutMs: number): Promise<DrainResult> {
+    const a = this.served(id);
+    if (isTerminal(a.status)) return { status: a.status, killed: false };
+    if (a.interactive) {
+      try {
+        await this.endInput(id);
+      } catch (err) {
+        this.deps.log.warn({ err, id }, "drain: EndInput could not be delivered");
+      }
+    }
+    const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const served = this.deps.state.agent(id);
+      if (!served) return { status: "gone", killed: false };
+      if (isTerminal(served.status)) return { status: served.status, killed: false };
+      const r = (await client.list()).find((x) => x.id === id);
+      if (!r) return { status: "gone", killed: false };
+      if (isTerminal(r.rawStatus)) {
+        await this.deps.locks.run(a.workspace, async () => {
+          const cur = this.deps.state.agent(id);
+          if (!cur || isTerminal(cur.status)) return;
+          const target = ingestTargetOf(cur, r);
+          if (target) await this.deps.ingest.finish(target);
+          await this.deps.recorder.statusChanged(a.workspace, id, cur.status, r.rawStatus);
+        });
+        return { status: r.rawStatus, killed: false };
+      }
+      if (Date.now() >= deadline) break;
+      await new Promise((res) => setTimeout(res, Math.min(100, Math.max(1, deadline - Date.now()))));
+    }
+    const killed = await this.kill(id);
+    return { status: killed.status, killed: true };
+  }
+
+  private async interactiveTarget(id: string): Promise<AgentView> {
+    const a = this.served(id);
+    if (!a.interactive) throw new InvalidState(`agent ${id} is not interactive`, a.status);
+    if (isTerminal(a.status)) throw new InvalidState(`agent ${id} is ${a.status}`, a.status);
+    return a;
+  }
+
+  /**
+   * Send a user message to an interactive, non-terminal agent over its per-agent endpoint
+   * (`attach` first, §3.5 / #130) and record `input_sent`.
+   * @throws NotFound, InvalidState (not interactive, or terminal), ValidationFailed (empty), Unreachable.
+   */
+  async sendInput(id: string, text: string): Promise<void> {
+    if (text === "") throw new ValidationFailed([{ path: ["text"], message: "must not be empty" }]);
+    const a = await this.interactiveTarget(id);
+    const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
+    const endpoint = await client.attach(id);
+    await sendInbound(endpoint, client.transport, { type: "UserMessage", text });
+    await this.deps.recorder.input(a.workspace, id, text);
+  }
+
+  /**
+   * Tell an interactive agent that no more input will come (`EndInput`); it finishes its run.
+   * @throws NotFound, InvalidState, Unreachable.
+   */
+  async endInput(id: string): Promise<void> {
+    const a = await this.interactiveTarget(id);
+    const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
+    const endpoint = await client.attach(id);
+    await sendInbound(endpoint, client.transport, { type: "EndInput" });
+    await this.deps.recorder.input(a.workspace, id, null);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Fleet counters and gauges (process-local). Served by the GraphQL `metrics` field; names follow
+ * Prometheus conventions (`_total` counters) so a `/metrics` exporter can map them one to one.
+ */
+
+/** Counters (monotonic) and gauges of the fleet layer. */
+export interface FleetMetrics {
+  /** Polls of a workspace's caliband attempted. */
+  polls_total: number;
+  /** Polls that failed (daemon unreachable, protocol error, deadline). */
+  poll_failures_total: number;
+  /** TurnEvent lines stored (exactly once each). */
+  frames_ingested_total: number;
+  /** Frames whose `type` this gateway does not know (skipped, stored raw). */
+  unknown_frames_total: number;
+  /** Lines that are not valid frames (not JSON, wrong shape). */
+  invalid_lines_total: number;
+  /** Times lines were evicted from a worker's replay before we read them (socket-only ingest). */
+  ingest_gaps_total: number;
+  /** Ingest commits that failed and were retried. */
+  ingest_commit_failures_total: number;
+  /** Per-agent stream connections open now (gauge). */
+  active_attaches: number;
+  /** Bytes of stdout.ndjson written by workers but not yet ingested, summed over agents (gauge). */
+  ingest_lag_bytes: number;
+}
+
+/** Fresh zeroed metrics. */
+export function newFleetMetrics(): FleetMetrics {
+  return {
+    polls_total: 0,
+    poll_failures_total: 0,
+    frames_ingested_total: 0,
+    unknown_frames_total: 0,
+    invalid_lines_total: 0,
+    ingest_gaps_total: 0,
+    ingest_commit_failures_total: 0,
+    active_attaches: 0,
+    ingest_lag_bytes: 0,
+  };
+}

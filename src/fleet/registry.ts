@@ -1,0 +1,184 @@
+/**
+ * The workspace registry: persisted workspaces (name, canonical root, provider config) with an
+ * in-memory copy for the poll loop. Roots are canonicalized once (realpath) and that exact string
+ * is used for the socket hash and `--workspace-root` (protocol §1.1, reference #45). Two names for
+ * one canonical root, or one name for two roots, is a Conflict and nothing is written (#47).
+ */
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { canonicalizeRoot } from "../caliband/paths.js";
+import type { StoreWriter } from "../store/writer.js";
+import { Conflict, NotFound, ValidationFailed } from "./errors.js";
+import {
+  EMPTY_PROVIDER_CONFIG,
+  validateProviderConfig,
+  type ProviderConfig,
+  type ProviderConfigInput,
+} from "./provider.js";
+import { discoverSources, type Source } from "./sources.js";
+
+/** A registered workspace. */
+export interface Workspace {
+  name: string;
+  /** Canonical (realpath) root. */
+  root: string;
+  config: ProviderConfig;
+  /** A config change waiting for the workspace's agents to end, or null. */
+  pendingConfig: ProviderConfig | null;
+  createdAt: Date;
+}
+
+/** Workspace names: 1–64 chars of letters, digits, `.`, `_`, `-`, starting alphanumeric. */
+export const WORKSPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+function fromRow(r: Prisma.WorkspaceModel): Workspace {
+  const cfg = (json: Prisma.JsonValue | null, row: Partial<ProviderConfig>): ProviderConfig =>
+    validateProviderConfig({ ...row, env: (json ?? {}) as Record<string, string> });
+  return {
+    name: r.name,
+    root: r.root,
+    config: cfg(r.env, {
+      provider: r.provider as ProviderConfig["provider"],
+      baseUrl: r.baseUrl,
+      apiKeyFromEnv: r.apiKeyFromEnv,
+      model: r.model,
+    }),
+    pendingConfig: r.pendingConfig ? validateProviderConfig(r.pendingConfig as ProviderConfigInput) : null,
+    createdAt: r.createdAt,
+  };
+}
+
+function configColumns(c: ProviderConfig) {
+  return {
+    provider: c.provider,
+    baseUrl: c.baseUrl,
+    apiKeyFromEnv: c.apiKeyFromEnv,
+    env: c.env as Prisma.InputJsonValue,
+    model: c.model,
+  };
+}
+
+/** Registered workspaces, durable and in memory. */
+export class WorkspaceRegistry {
+  private readonly byName = new Map<string, Workspace>();
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
+
+  /** Load every stored workspace (call once at start). */
+  async load(): Promise<void> {
+    this.byName.clear();
+    for (const r of await this.db.workspace.findMany({ orderBy: { name: "asc" } }))
+      this.byName.set(r.name, fromRow(r));
+  }
+
+  /** All workspaces, sorted by name. */
+  list(): Workspace[] {
+    return [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** One workspace, or undefined. */
+  find(name: string): Workspace | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * One workspace.
+   * @throws NotFound
+   */
+  get(name: string): Workspace {
+    const w = this.byName.get(name);
+    if (!w) throw new NotFound("workspace", name);
+    return w;
+  }
+
+  /** Checkouts of a workspace (discovered now, as caliband does at every spawn, §2.6). */
+  sources(name: string): Source[] {
+    return discoverSources(this.get(name).root);
+  }
+
+  /**
+   * Register a workspace. Re-adding the same name with the same canonical root is idempotent and
+   * leaves its stored config alone (unlike reference #111, which overwrote it); use setConfig.
+   * @returns the workspace and whether it was created.
+   * @throws ValidationFailed (bad name, missing root), Conflict (#47), ProviderMisconfigured.
+   */
+  async add(input: {
+    name: string;
+    root: string;
+    config?: ProviderConfigInput;
+  }): Promise<{ workspace: Workspace; created: boolean }> {
+    if (!WORKSPACE_NAME.test(input.name)) {
+      throw new ValidationFailed([
+        { path: ["name"], message: "1–64 letters, digits, '.', '_' or '-', starting with a letter or digit" },
+      ]);
+    }
+    let root: string;
+    try {
+      root = await canonicalizeRoot(input.root);
+    } catch (err) {
+      throw new ValidationFailed([{ path: ["root"], message: (err as Error).message }]);
+    }
+    const config = input.config ? validateProviderConfig(input.config) : EMPTY_PROVIDER_CONFIG;
+    const existing = this.byName.get(input.name);
+    if (existing) {
+      if (existing.root === root) return { workspace: existing, created: false };
+      throw new Conflict(`workspace ${input.name} is already registered for ${existing.root}, not ${root}`);
+    }
+    const alias = [...this.byName.values()].find((w) => w.root === root);
+    if (alias) {
+      throw new Conflict(`${root} is already registered as workspace ${alias.name} (one caliband per root)`);
+    }
+    const createdAt = new Date();
+    // A previously removed workspace of the same name is registered again (its runs stay linked).
+    await this.writer.submit((db) => [
+      db.workspace.upsert({
+        where: { name: input.name },
+        create: { name: input.name, root, ...configColumns(config), createdAt },
+        update: { root, ...configColumns(config), pendingConfig: Prisma.DbNull, removedAt: null, createdAt },
+      }),
+    ]);
+    const ws: Workspace = { name: input.name, root, config, pendingConfig: null, createdAt };
+    this.byName.set(ws.name, ws);
+    return { workspace: ws, created: true };
+  }
+
+  /**
+   * Unregister a workspace (its caliband and agents keep running; its history stays, and the
+   * row is kept with `removedAt` so runs keep their workspace).
+   * @throws NotFound
+   */
+  async remove(name: string): Promise<Workspace> {
+    const ws = this.get(name);
+    await this.writer.submit((db) => [
+      db.workspace.update({ where: { name }, data: { removedAt: new Date() } }),
+    ]);
+    this.byName.delete(name);
+    return ws;
+  }
+
+  /**
+   * Store a workspace's applied config and pending config (null clears the pending one).
+   * @throws NotFound
+   */
+  async setConfig(
+    name: string,
+    config: ProviderConfig,
+    pendingConfig: ProviderConfig | null,
+  ): Promise<Workspace> {
+    const ws = this.get(name);
+    await this.writer.submit((db) => [
+      db.workspace.update({
+        where: { name },
+        data: {
+          ...configColumns(config),
+          pendingConfig: pendingConfig ? (pendingConfig as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+        },
+      }),
+    ]);
+    const updated: Workspace = { ...ws, config, pendingConfig };
+    this.byName.set(name, updated);
+    return updated;
+  }
+}

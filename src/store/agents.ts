@@ -1,0 +1,92 @@
+/**
+ * The run table: every agent ever seen, kept after caliband forgets it (rm, respawn), so
+ * history stays queryable. Write helpers return pending operations so callers commit them in the
+ * same transaction as the events that justify them (one source of truth for "already recorded").
+ */
+import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
+import type { PendingOp } from "./writer.js";
+
+/** A stored run. Token counts in tokens, cost in USD (null = unknown model). */
+export type AgentRow = Prisma.AgentModel;
+
+/** Fields describing a run when it is first recorded. */
+export interface NewAgentRow {
+  id: string;
+  workspace: string;
+  name: string;
+  status: string;
+  interactive: boolean;
+  isolated: boolean;
+  spec: Record<string, unknown>;
+  sessionDir: string;
+  workingDir: string;
+  startedAt: Date;
+  model: string | null;
+  respawnedFrom: string | null;
+}
+
+/** Insert a run (or refresh an existing row's descriptive fields without touching its history). */
+export function upsertAgentOp(db: PrismaClient, a: NewAgentRow): PendingOp {
+  const data = {
+    workspace: a.workspace,
+    name: a.name,
+    status: a.status,
+    interactive: a.interactive,
+    isolated: a.isolated,
+    spec: a.spec as Prisma.InputJsonValue,
+    sessionDir: a.sessionDir,
+    workingDir: a.workingDir,
+    startedAt: a.startedAt,
+    model: a.model,
+  };
+  return db.agent.upsert({
+    where: { id: a.id },
+    create: { id: a.id, ...data, respawnedFrom: a.respawnedFrom },
+    update: { ...data, goneAt: null },
+  });
+}
+
+/** Record a status; sets `finishedAt` when the status is terminal. */
+export function setStatusOp(
+  db: PrismaClient,
+  id: string,
+  status: string,
+  at: Date,
+  terminal: boolean,
+): PendingOp {
+  return db.agent.update({ where: { id }, data: { status, ...(terminal ? { finishedAt: at } : {}) } });
+}
+
+/** Mark a run as no longer listed by caliband. */
+export function setGoneOp(db: PrismaClient, id: string, at: Date): PendingOp {
+  return db.agent.update({ where: { id }, data: { goneAt: at } });
+}
+
+/** Totals from a finished run or a completed turn (tokens, USD). */
+export interface RunTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  turns: number;
+  costUsd: number | null;
+  outcome?: string | null;
+  model?: string | null;
+}
+
+/** Overwrite a run's token/cost totals (and outcome/model when given). */
+export function setTotalsOp(db: PrismaClient, id: string, t: RunTotals): PendingOp {
+  return db.agent.update({
+    where: { id },
+    data: {
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      cacheReadTokens: t.cacheReadTokens,
+      cacheCreationTokens: t.cacheCreationTokens,
+      turns: t.turns,
+      costUsd: t.costUsd,
+      ...(t.outcome !== undefined ? { outcome: t.outcome } : {}),
+      ...(t.model !== undefined && t.model !== null ? { model: t.model } : {}),
+    },
+  });
+}

@@ -1,0 +1,312 @@
+/**
+ * Durable fleet history: appends events through the single writer with per-stream `seq`
+ * allocation (seeded from the stored high-water mark, never reused — `StreamHead` survives
+ * retention), replays by stream or fleet-wide commit order, and publishes to the bus only after
+ * commit (ARCHITECTURE decision 5). A failed append of non-rederivable events is published anyway,
+ * followed by a `store_persist_failed` marker (reference #25).
+ */
+import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
+import {
+  PayloadSchemas,
+  parsePayload,
+  streamKeyOf,
+  type EventKind,
+  type FleetEvent,
+  type NewEvent,
+} from "../fleet/events.js";
+import type { Logger } from "../log.js";
+import { silentLogger } from "../log.js";
+import type { PendingOp, StoreWriter } from "./writer.js";
+
+/** Where committed events go (the bus). */
+export interface EventPublisher {
+  publish(event: FleetEvent): void;
+}
+
+/** What to do when a batch cannot be stored. */
+export type OnAppendFailure =
+  /** Publish the events live anyway plus a `store_persist_failed` marker each, then resolve. */
+  | "publish-with-marker"
+  /** Publish nothing and reject: the caller still has the source (e.g. stdout.ndjson) and retries. */
+  | "throw";
+
+/** Options of {@link EventStore.append}. */
+export interface AppendOptions {
+  /** Extra operations committed in the same transaction (ingest cursor, frames, agent rows). */
+  extra?: (db: PrismaClient) => readonly PendingOp[];
+  /** Default `publish-with-marker`. */
+  onFailure?: OnAppendFailure;
+}
+
+/** Counters for metrics. */
+export interface EventStoreStats {
+  /** Events committed (markers included). */
+  appended: number;
+  /** Events that could not be committed. */
+  appendFailures: number;
+}
+
+/** Filter for fleet-wide reads. */
+export interface GlobalFilter {
+  workspace?: string;
+  agentId?: string;
+  kinds?: readonly EventKind[];
+}
+
+type EventRow = {
+  id: number;
+  streamKey: string;
+  seq: number;
+  ts: Date;
+  workspace: string;
+  agentId: string | null;
+  kind: string;
+  payload: Prisma.JsonValue;
+};
+
+/**
+ * Turn a stored row into a FleetEvent.
+ * @throws Error when the kind is unknown or the stored payload does not match it (corrupt row).
+ */
+export function rowToEvent(row: EventRow): FleetEvent {
+  if (!Object.hasOwn(PayloadSchemas, row.kind))
+    throw new Error(`unknown event kind ${JSON.stringify(row.kind)}`);
+  const kind = row.kind as EventKind;
+  return {
+    kind,
+    payload: parsePayload(kind, row.payload),
+    streamKey: row.streamKey,
+    seq: row.seq,
+    globalId: row.id,
+    workspace: row.workspace,
+    agentId: row.agentId ?? "",
+    tsMs: row.ts.getTime(),
+  } as FleetEvent;
+}
+
+/** The event log. One instance per process (it owns seq allocation). */
+export class EventStore {
+  private readonly heads = new Map<string, number>();
+  private readonly seeding = new Map<string, Promise<void>>();
+  readonly stats: EventStoreStats = { appended: 0, appendFailures: 0 };
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly writer: StoreWriter,
+    private readonly publisher: EventPublisher,
+    private readonly log: Logger = silentLogger,
+  ) {}
+
+  /** Seed the seq counter of `streamKey` from the durable high-water mark (once per process). */
+  private seed(streamKey: string): Promise<void> {
+    if (this.heads.has(streamKey)) return Promise.resolve();
+    let p = this.seeding.get(streamKey);
+    if (!p) {
+      p = (async () => {
+        const [head, max] = await Promise.all([
+          this.db.streamHead.findUnique({ where: { streamKey } }),
+          this.db.event.aggregate({ where: { streamKey }, _max: { seq: true } }),
+        ]);
+        const seeded = Math.max(head?.lastSeq ?? 0, max._max.seq ?? 0);
+        if (!this.heads.has(streamKey)) this.heads.set(streamKey, seeded);
+      })().finally(() => this.seeding.delete(streamKey));
+      this.seeding.set(streamKey, p);
+    }
+    return p;
+  }
+
+  /** Allocate the next seq of a seeded stream. */
+  private next(streamKey: string): number {
+    const n = (this.heads.get(streamKey) ?? 0) + 1;
+    this.heads.set(streamKey, n);
+    return n;
+  }
+
+  /**
+   * Append `events` (possibly empty, e.g. for a cursor-only update) and `opts.extra` in one
+   * transaction, then publish them in order.
+   * @returns the committed events with `seq` and `globalId`.
+   * @throws (rejects) the database error when `onFailure` is `throw` and the commit failed.
+   */
+  async append(events: readonly NewEvent[], opts: AppendOptions = {}): Promise<FleetEvent[]> {
+    const keys = [...new Set(events.map(streamKeyOf))];
+    await Promise.all(keys.map((k) => this.seed(k)));
+    // Allocation and submission are synchronous together, so seq order = commit order.
+    const allocated = events.map(
+      (e) => ({ ...e, streamKey: streamKeyOf(e), seq: 0, globalId: null }) as FleetEvent,
+    );
+    for (const e of allocated) e.seq = this.next(e.streamKey);
+    const lastSeq = new Map<string, number>();
+    for (const e of allocated) lastSeq.set(e.streamKey, e.seq);
+    let results: unknown[];
+    let extraCount = 0;
+    try {
+      results = await this.writer.submit((db) => {
+        // Extra ops first: they create the run row an agent's first events reference.
+        const extra = opts.extra ? opts.extra(db) : [];
+        extraCount = extra.length;
+        return [
+          ...extra,
+          ...allocated.map((e) =>
+            db.event.create({
+              data: {
+                streamKey: e.streamKey,
+                seq: e.seq,
+                ts: new Date(e.tsMs),
+                workspace: e.workspace,
+                agentId: e.agentId === "" ? null : e.agentId,
+                kind: e.kind,
+                payload: e.payload as Prisma.InputJsonValue,
+              },
+              select: { id: true },
+            }),
+          ),
+          ...[...lastSeq].map(([streamKey, seq]) =>
+            db.streamHead.upsert({
+              where: { streamKey },
+              create: { streamKey, lastSeq: seq },
+              update: { lastSeq: seq },
+            }),
+          ),
+        ];
+      });
+    } catch (err) {
+      this.stats.appendFailures += allocated.length;
+      if ((opts.onFailure ?? "publish-with-marker") === "throw") throw err;
+      this.log.error(
+        { err, events: allocated.length },
+        "append failed; publishing live with persist-failure markers",
+      );
+      await this.publishWithMarkers(allocated, err);
+      return allocated;
+    }
+    allocated.forEach((e, i) => {
+      e.globalId = (results[extraCount + i] as { id: number }).id;
+    });
+    this.stats.appended += allocated.length;
+    for (const e of allocated) this.publishSafe(e);
+    return allocated;
+  }
+
+  private async publishWithMarkers(lost: FleetEvent[], err: unknown): Promise<void> {
+    const detail = `store error: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`;
+    const markers: NewEvent[] = lost.map((e) => ({
+      kind: "store_persist_failed",
+      payload: { lostSeq: e.seq, detail },
+      workspace: e.workspace,
+      agentId: e.agentId,
+      tsMs: Date.now(),
+    }));
+    for (const e of lost) this.publishSafe(e);
+    const committedMarkers = new Set<string>();
+    try {
+      for (const m of await this.append(markers, { onFailure: "throw" }))
+        committedMarkers.add(`${m.streamKey}#${m.seq}`);
+    } catch {
+      // The markers could not be stored either: publish them live only.
+      for (const m of markers) {
+        const key = streamKeyOf(m);
+        this.publishSafe({ ...m, streamKey: key, seq: this.next(key), globalId: null } as FleetEvent);
+      }
+    }
+  }
+
+  private publishSafe(e: FleetEvent): void {
+    try {
+      this.publisher.publish(e);
+    } catch (err) {
+      this.log.error({ err }, "bus publish threw");
+    }
+  }
+
+  /** Parse rows, skipping (and logging) corrupt ones so one bad row never breaks a replay. */
+  private parseRows(rows: EventRow[]): FleetEvent[] {
+    const out: FleetEvent[] = [];
+    for (const row of rows) {
+      try {
+        out.push(rowToEvent(row));
+      } catch (err) {
+        this.log.warn(
+          { err, id: row.id, streamKey: row.streamKey, seq: row.seq },
+          "skipping unreadable stored event",
+        );
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Events of one stream with `seq > afterSeq`, ascending, at most `limit`; fewer than `limit`
+   * only when no more exist (unreadable rows are skipped, not counted).
+   */
+  async readStream(streamKey: string, afterSeq: number, limit: number): Promise<FleetEvent[]> {
+    const out: FleetEvent[] = [];
+    let after = afterSeq;
+    for (;;) {
+      const want = limit - out.length;
+      const rows = await this.db.event.findMany({
+        where: { streamKey, seq: { gt: after } },
+        orderBy: { seq: "asc" },
+        take: want,
+      });
+      out.push(...this.parseRows(rows));
+      if (rows.length < want || out.length >= limit) return out;
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  /**
+   * Events in fleet-wide commit order with `globalId > afterGlobalId`, ascending, at most `limit`,
+   * optionally narrowed in the database by `where` and further by a predicate.
+   */
+  async readGlobal(
+    afterGlobalId: number,
+    limit: number,
+    predicate?: (e: FleetEvent) => boolean,
+    where: GlobalFilter = {},
+  ): Promise<FleetEvent[]> {
+    const out: FleetEvent[] = [];
+    let after = afterGlobalId;
+    for (;;) {
+      const rows = await this.db.event.findMany({
+        where: {
+          id: { gt: after },
+          ...(where.workspace !== undefined ? { workspace: where.workspace } : {}),
+          ...(where.agentId !== undefined ? { agentId: where.agentId === "" ? null : where.agentId } : {}),
+          ...(where.kinds ? { kind: { in: [...where.kinds] } } : {}),
+        },
+        orderBy: { id: "asc" },
+        take: limit,
+      });
+      for (const e of this.parseRows(rows)) {
+        if (!predicate || predicate(e)) out.push(e);
+        if (out.length >= limit) return out;
+      }
+      if (rows.length < limit) return out;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /** Highest seq ever allocated in a stream (0 when none). */
+  async highWater(streamKey: string): Promise<number> {
+    await this.seed(streamKey);
+    return this.heads.get(streamKey) ?? 0;
+  }
+
+  /**
+   * Delete events older than `cutoff` (compared as instants, not strings), except those of agents
+   * that are not terminal (spawning|running|idle) — a running agent's history is never cut.
+   * Seqs stay allocated (`StreamHead` is kept), so they are never reused.
+   * @returns number of events deleted.
+   */
+  async prune(cutoff: Date): Promise<number> {
+    const live = await this.db.agent.findMany({
+      where: { status: { in: ["spawning", "running", "idle"] } },
+      select: { id: true },
+    });
+    const [res] = (await this.writer.submit((db) => [
+      db.event.deleteMany({ where: { ts: { lt: cutoff }, agentId: { notIn: live.map((a) => a.id) } } }),
+    ])) as [{ count: number }];
+    return res.count;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Usage aggregation over a time window: tokens, estimated cost (USD), turns and run outcomes,
+ * grouped by any of workspace, model and UTC day. Timestamps are compared as instants (the store
+ * keeps them as epoch milliseconds), never as strings (reference latent bug, §4.3).
+ */
+import type { PrismaClient } from "../generated/prisma/client.js";
+
+/** Dimensions usage can be grouped by. */
+export type UsageGroupBy = "workspace" | "model" | "day";
+
+/** Query of {@link aggregateUsage}: window [since, until) and grouping. */
+export interface UsageQuery {
+  since: Date;
+  until: Date;
+  groupBy: readonly UsageGroupBy[];
+}
+
+/** One usage row. Token counts in tokens, cost in USD. Grouping fields are null when not grouped. */
+export interface UsageRow {
+  workspace: string | null;
+  model: string | null;
+  /** UTC day `YYYY-MM-DD`. */
+  day: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  /** Sum of the costs that could be estimated. */
+  estimatedCostUsd: number;
+  /** Turns whose model had no known price (their cost is not in `estimatedCostUsd`). */
+  unpricedTurns: number;
+  turns: number;
+  /** Runs that ended in the window, by terminal status (killed, done, failed, crashed). */
+  outcomes: { done: number; failed: number; killed: number; crashed: number };
+}
+
+const DIM_SQL: Record<UsageGroupBy, string> = {
+  workspace: "workspace",
+  model: "COALESCE(json_extract(payload, '$.model'), '')",
+  day: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')",
+};
+
+/**
+ * Aggregate usage.
+ * @throws Error when `since` is not before `until` (callers validate inputs first).
+ */
+export async function aggregateUsage(db: PrismaClient, q: UsageQuery): Promise<UsageRow[]> {
+  if (!(q.since.getTime() < q.until.getTime())) throw new Error("usage window: since must be before until");
+  const dims = [...new Set(q.groupBy)].sort() as UsageGroupBy[];
+  const select = dims.map((d) => `${DIM_SQL[d]} AS ${d}`);
+  const groupBy = dims.length ? `GROUP BY ${dims.map((d) => DIM_SQL[d]).join(", ")}` : "";
+  const turnSql = `SELECT ${[
+    ...select,
+    "SUM(json_extract(payload, '$.usage.input')) AS inputTokens",
+    "SUM(json_extract(payload, '$.usage.output')) AS outputTokens",
+    "SUM(json_extract(payload, '$.usage.cacheRead')) AS cacheReadTokens",
+    "SUM(json_extract(payload, '$.usage.cacheCreation')) AS cacheCreationTokens",
+    "SUM(COALESCE(json_extract(payload, '$.estimatedCostUsd'), 0)) AS cost",
+    "SUM(CASE WHEN json_extract(payload, '$.estimatedCostUsd') IS NULL THEN 1 ELSE 0 END) AS unpriced",
+    "COUNT(*) AS turns",
+  ].join(", ")} FROM "Event" WHERE kind = 'turn_completed' AND ts >= ? AND ts < ? ${groupBy}`;
+  // Outcomes: terminal status transitions in the window; their model is the run's model.
+  const outcomeDims = dims.map((d) =>
+    d === "model"
+      ? "COALESCE(a.model, '') AS model"
+      : d === "workspace"
+        ? "e.workspace AS workspace"
+        : `strftime('%Y-%m-%d', e.ts / 1000, 'unixepoch') AS day`,
+  );
+  const outcomeGroup = dims.length
+    ? `GROUP BY ${dims
+        .map((d) =>
+          d === "model"
+            ? "COALESCE(a.model, '')"
+            : d === "workspace"
+              ? "e.workspace"
+              : "strftime('%Y-%m-%d', e.ts / 1000, 'unixepoch')",
+        )
+        .join(", ")}`
+    : "";
+  const outcomeSql = `SELECT ${[
+    ...outcomeDims,
+    "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'done' THEN 1 ELSE 0 END) AS done",
+    "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'failed' THEN 1 ELSE 0 END) AS failed",
+    "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'killed' THEN 1 ELSE 0 END) AS killed",
+    "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'crashed' THEN 1 ELSE 0 END) AS crashed",
+  ].join(", ")} FROM "Event" e LEFT JOIN "Agent" a ON a.id = e.agentId
+    WHERE e.kind = 'status_changed' AND json_extract(e.payload, '$.to') IN ('done','failed','killed','crashed')
+      AND e.ts >= ? AND e.ts < ? ${outcomeGroup}`;
+  const since = q.since.getTime();
+  const until = q.until.getTime();
+  type Raw = Record<string, unknown>;
+  const turns = await db.$queryRawUnsafe<Raw[]>(turnSql, since, until);
+  const outcomes = await db.$queryRawUnsafe<Raw[]>(outcomeSql, since, until);
+  const key = (r: Raw) => JSON.stringify(dims.map((d) => r[d] ?? null));
+  const rows = new Map<string, UsageRow>();
+  const rowFor = (r: Raw): UsageRow => {
+    const k = key(r);
+    let row = rows.get(k);
+    if (!row) {
+      const dim = (d: UsageGroupBy) =>
+        dims.includes(d) ? (String(r[d] ?? "") === "" && d === "model" ? null : String(r[d])) : null;
+      row = {
+        workspace: dim("workspace"),
+        model: dim("model"),
+        day: dim("day"),
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheCreationTokens: 0,
+        estimatedCostUsd: 0,
+        unpricedTurns: 0,
+        turns: 0,
+        outcomes: { done: 0, failed: 0, killed: 0, crashed: 0 },
+      };
+      rows.set(k, row);
+    }
+    return row;
+  };
+  const n = (v: unknown) => Number(v ?? 0);
+  for (const r of turns) {
+    if (n(r.turns) === 0) continue;
+    const row = rowFor(r);
+    row.inputTokens += n(r.inputTokens);
+    row.outputTokens += n(r.outputTokens);
+    row.cacheReadTokens += n(r.cacheReadTokens);
+    row.cacheCreationTokens += n(r.cacheCreationTokens);
+    row.estimatedCostUsd += n(r.cost);
+    row.unpricedTurns += n(r.unpriced);
+    row.turns += n(r.turns);
+  }
+  for (const r of outcomes) {
+    if (n(r.done) + n(r.failed) + n(r.killed) + n(r.crashed) === 0) continue;
+    const row = rowFor(r);
+    row.outcomes.done += n(r.done);
+    row.outcomes.failed += n(r.failed);
+    row.outcomes.killed += n(r.killed);
+    row.outcomes.crashed += n(r.crashed);
+  }
+  return [...rows.values()].sort((a, b) =>
+    JSON.stringify([a.workspace, a.model, a.day]).localeCompare(
+      JSON.stringify([b.workspace, b.model, b.day]),
+    ),
+  );
+}

@@ -1,0 +1,198 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { IngestTask, REPLAY_WINDOW } from "../../src/fleet/ingest.js";
+import {
+  startDaemon,
+  startFleet,
+  waitFor,
+  type DaemonFixture,
+  type FleetHarness,
+} from "../helpers/fleet-harness.js";
+import { framesScript, type Frame } from "../support/fake-scripts.js";
+
+/** A run of `n` text deltas, one frame every `delayMs` (the token-driven long run bursts instead). */
+function pacedRun(id: string, n: number): Frame[] {
+  const frames: Frame[] = [
+    { type: "TurnStart", turn_index: 0, message_id: `msg_${id}`, model: "claude-sonnet-4-5" },
+  ];
+  for (let i = 0; i < n; i++) {
+    frames.push({ type: "AssistantTextDelta", turn_index: 0, content_block_index: 0, text: `paced-${i} ` });
+  }
+  frames.push({
+    type: "TurnEnd",
+    turn_index: 0,
+    assistant_message: { role: "assistant", content: [] },
+    tool_results: [],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 10, output_tokens: n },
+    ttft: null,
+    tbt: null,
+  });
+  frames.push({
+    type: "RunEnd",
+    final_messages: [],
+    total_usage: { input_tokens: 10, output_tokens: n },
+    turn_count: 1,
+    stopped_for: "EndOfTurn",
+    turns_without_edit: 1,
+    no_edit_nudge_emitted: false,
+  });
+  return frames;
+}
+
+const paced = (delayMs: number) => ({
+  script: (spec: { initial_prompt: string }, id: string) => {
+    const m = /paced=(\d+)/.exec(spec.initial_prompt);
+    return m ? framesScript(pacedRun(id, Number(m[1])), { frameDelayMs: delayMs }) : undefined;
+  },
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function daemon(frameDelayMs = 1, pacedDelayMs = 1): Promise<DaemonFixture> {
+  const d = await startDaemon({ frameDelayMs, ...paced(pacedDelayMs) });
+  cleanups.push(() => d.close());
+  return d;
+}
+
+async function fleet(
+  d: DaemonFixture,
+  opts: { dataDir?: string; forceSocketIngest?: boolean } = {},
+): Promise<FleetHarness> {
+  const h = await startFleet({ runtimeDir: d.ws.runtime, ...opts });
+  cleanups.push(() => h.close());
+  if (!h.fleet.registry.find("demo")) await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
+  return h;
+}
+
+async function storedLines(h: FleetHarness, agentId: string): Promise<string[]> {
+  const frames = await h.db.prisma.frame.findMany({ where: { agentId }, orderBy: { line: "asc" } });
+  expect(frames.map((f) => f.line)).toEqual(frames.map((_, i) => i));
+  return frames.map((f) => f.text);
+}
+
+function fileLines(d: DaemonFixture, agentId: string): string[] {
+  const rec = d.daemon.record(agentId);
+  const dir = rec ? rec.session_dir : path.join(d.ws.data, agentId);
+  const text = fs.readFileSync(path.join(dir, "stdout.ndjson"), "utf8");
+  return text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
+}
+
+async function finished(h: FleetHarness, agentId: string): Promise<void> {
+  await waitFor(
+    async () => (await h.db.prisma.ingestCursor.findUnique({ where: { agentId } }))?.finished,
+    60_000,
+    `ingest of ${agentId} finished`,
+  );
+}
+
+describe("alignReplay (socket-only overlap detection, protocol §3.2)", () => {
+  const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `L${from + i}`);
+  it("full replay of a short run: everything already stored", () => {
+    expect(IngestTask.alignReplay(lines(0, 10), 10, lines(0, 12))).toBe(10);
+  });
+  it("replay starting mid-stream after > 1024 lines: only the stored overlap is skipped", () => {
+    const stored = lines(500, 1500); // last 1000 of 1500 stored
+    // The worker has written 1600 lines; the replay holds 576..1599.
+    expect(IngestTask.alignReplay(stored, 1500, lines(576, 1600))).toBe(1500 - 576);
+  });
+  it("no overlap at all (lines evicted while disconnected): -1", () => {
+    expect(IngestTask.alignReplay(lines(0, 2000).slice(-REPLAY_WINDOW), 2000, lines(3100, 4124))).toBe(-1);
+  });
+  it("nothing stored yet: all incoming lines are new", () => {
+    expect(IngestTask.alignReplay([], 0, lines(0, 5))).toBe(0);
+  });
+});
+
+describe("exactly-once ingest", () => {
+  it("file mode: a 5,000-frame run with three socket drops is stored line-for-line", async () => {
+    const d = await daemon(1);
+    const h = await fleet(d);
+    const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "big fake:frames=5000" });
+    for (const at of [1000, 2200, 3400]) {
+      await waitFor(() => (d.daemon.agent(agent.id)?.linesWritten ?? 0) >= at, 60_000, `${at} lines written`);
+      d.daemon.agent(agent.id)!.dropConnections();
+    }
+    await waitFor(() => h.fleet.state.agent(agent.id)?.status === "done", 60_000, "done");
+    await finished(h, agent.id);
+    const stored = await storedLines(h, agent.id);
+    expect(stored.length).toBeGreaterThan(5000);
+    expect(stored).toEqual(fileLines(d, agent.id));
+    expect(h.fleet.metrics.ingest_gaps_total).toBe(0);
+  }, 90_000);
+
+  it("socket mode: drops mid-run are bridged by content alignment — no loss, no duplicate", async () => {
+    const d = await daemon(1, 1);
+    const h = await fleet(d, { forceSocketIngest: true });
+    const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "big paced=3000" });
+    for (const at of [800, 1600, 2400]) {
+      await waitFor(() => (d.daemon.agent(agent.id)?.linesWritten ?? 0) >= at, 60_000, `${at} lines written`);
+      d.daemon.agent(agent.id)!.dropConnections();
+    }
+    await waitFor(() => h.fleet.state.agent(agent.id)?.status === "done", 60_000, "done");
+    await finished(h, agent.id);
+    const cursor = await h.db.prisma.ingestCursor.findUnique({ where: { agentId: agent.id } });
+    expect(cursor?.mode).toBe("socket");
+    expect(await storedLines(h, agent.id)).toEqual(fileLines(d, agent.id));
+    const kinds = (await h.store.readStream(agent.id, 0, 100_000)).map((e) => e.kind);
+    expect(kinds).not.toContain("ingest_gap");
+    expect(kinds.filter((k) => k === "agent_finished")).toHaveLength(1);
+  }, 90_000);
+
+  it("socket mode: lines evicted while we were away are reported as an ingest_gap", async () => {
+    const d = await daemon(1);
+    const h = await fleet(d, { forceSocketIngest: true });
+    const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "big paced=6000" });
+    await waitFor(
+      async () => (await h.db.prisma.frame.count({ where: { agentId: agent.id } })) >= 300,
+      30_000,
+      "300 stored",
+    );
+    await h.stopFleet(); // gateway away while the worker writes > 1024 more lines
+    const away = d.daemon.agent(agent.id)!.linesWritten;
+    await waitFor(
+      () => (d.daemon.agent(agent.id)?.linesWritten ?? 0) >= away + 1500,
+      60_000,
+      "1500 more lines",
+    );
+    const h2 = await fleet(d, { dataDir: h.dataDir, forceSocketIngest: true });
+    await waitFor(() => h2.fleet.state.agent(agent.id)?.status === "done", 60_000, "done");
+    await finished(h2, agent.id);
+    const events = await h2.store.readStream(agent.id, 0, 100_000);
+    expect(events.filter((e) => e.kind === "ingest_gap")).toHaveLength(1);
+    expect(h2.fleet.metrics.ingest_gaps_total).toBe(1);
+    // What was stored is the true prefix and the true suffix of the file, nothing duplicated.
+    const stored = await storedLines(h2, agent.id);
+    const file = fileLines(d, agent.id);
+    expect(stored.length).toBeLessThan(file.length);
+    expect(new Set(stored).size).toBe(stored.length); // every line of this run is distinct: no duplicate
+    expect(stored.slice(0, 300)).toEqual(file.slice(0, 300));
+    expect(file.slice(-500)).toEqual(stored.slice(-500));
+  }, 90_000);
+
+  it("a gateway restart mid-run resumes from the stored offset: no loss, no duplicate, no repeated lifecycle events", async () => {
+    const d = await daemon(1);
+    const h = await fleet(d);
+    const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "big fake:frames=4000" });
+    await waitFor(
+      async () => (await h.db.prisma.frame.count({ where: { agentId: agent.id } })) >= 1000,
+      60_000,
+      "1000 stored",
+    );
+    await h.stopFleet();
+    const h2 = await fleet(d, { dataDir: h.dataDir });
+    await waitFor(() => h2.fleet.state.agent(agent.id)?.status === "done", 60_000, "done");
+    await finished(h2, agent.id);
+    expect(await storedLines(h2, agent.id)).toEqual(fileLines(d, agent.id));
+    const kinds = (await h2.store.readStream(agent.id, 0, 100_000)).map((e) => e.kind);
+    expect(kinds.filter((k) => k === "agent_spawned")).toHaveLength(1);
+    expect(kinds).not.toContain("agent_discovered");
+    expect(kinds.filter((k) => k === "status_changed")).toHaveLength(1);
+    expect(kinds.filter((k) => k === "turn_started")).toHaveLength(2);
+    expect(kinds.filter((k) => k === "agent_finished")).toHaveLength(1);
+  }, 90_000);
+});

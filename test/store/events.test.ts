@@ -1,0 +1,197 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase, type OpenedDatabase } from "../../src/store/db.js";
+import { StoreWriter } from "../../src/store/writer.js";
+import { EventStore } from "../../src/store/events.js";
+import { aggregateUsage } from "../../src/store/usage.js";
+import { DAY_MS } from "../../src/store/retention.js";
+import type { FleetEvent, NewEvent } from "../../src/fleet/events.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+let db: OpenedDatabase | undefined;
+afterEach(async () => {
+  await db?.close();
+  db = undefined;
+});
+
+async function open(): Promise<{
+  store: EventStore;
+  published: FleetEvent[];
+  db: OpenedDatabase;
+  writer: StoreWriter;
+}> {
+  db = await openDatabase(tmpDir());
+  const writer = new StoreWriter(db.prisma);
+  const published: FleetEvent[] = [];
+  const store = new EventStore(db.prisma, writer, { publish: (e) => published.push(e) });
+  // Runs referenced by the events below (events of an agent reference its run row).
+  for (const w of ["w", "wx"])
+    await db.prisma.workspace.create({ data: { name: w, root: `/srv/${w}`, env: {} } });
+  for (const id of ["a1", "a2", "dead", "a", "b", "x1"]) {
+    await db.prisma.agent.create({
+      data: {
+        id,
+        workspace: id.startsWith("x") ? "wx" : "w",
+        name: id,
+        status: "done",
+        spec: {},
+        startedAt: new Date(0),
+      },
+    });
+  }
+  return { store, published, db, writer };
+}
+
+const status = (agentId: string, from: string, to: string, tsMs = Date.now()): NewEvent => ({
+  kind: "status_changed",
+  payload: { from, to },
+  workspace: "w",
+  agentId,
+  tsMs,
+});
+
+describe("EventStore", () => {
+  it("allocates per-stream seqs from 1, publishes only after commit, with fleet-wide globalIds", async () => {
+    const { store, published } = await open();
+    const a = await store.append([status("a1", "running", "idle"), status("a2", "running", "idle")]);
+    const b = await store.append([status("a1", "idle", "running")]);
+    expect([...a, ...b].map((e) => [e.streamKey, e.seq])).toEqual([
+      ["a1", 1],
+      ["a2", 1],
+      ["a1", 2],
+    ]);
+    expect(published.map((e) => e.globalId)).toEqual([1, 2, 3]);
+    expect((await store.readStream("a1", 1, 10)).map((e) => e.seq)).toEqual([2]);
+    expect((await store.readGlobal(1, 10)).map((e) => e.globalId)).toEqual([2, 3]);
+  });
+
+  it("a failed append is still published, followed by a stored store_persist_failed marker (#25)", async () => {
+    const { store, published, db } = await open();
+    await store.append([status("a1", "running", "idle")]);
+    // Something else took seq 2 behind the store's back: the next append violates UNIQUE(streamKey, seq).
+    db.raw
+      .prepare(
+        `INSERT INTO "Event" (streamKey, seq, ts, workspace, agentId, kind, payload) VALUES ('a1', 2, 0, 'w', 'a1', 'x', '{}')`,
+      )
+      .run();
+    await store.append([status("a1", "idle", "running")]);
+    const live = published.slice(1);
+    expect(live[0]).toMatchObject({ kind: "status_changed", seq: 2, globalId: null });
+    expect(live[1]).toMatchObject({ kind: "store_persist_failed", payload: { lostSeq: 2 } });
+    expect(live[1]?.globalId).not.toBeNull();
+    const replay = await store.readStream("a1", 0, 10);
+    expect(replay.map((e) => e.kind)).toContain("store_persist_failed");
+    expect(store.stats.appendFailures).toBe(1);
+  });
+
+  it("with onFailure: throw, a failed append publishes nothing and rejects (ingest retries from its source)", async () => {
+    const { store, published, db } = await open();
+    await store.append([status("a1", "running", "idle")]);
+    db.raw
+      .prepare(
+        `INSERT INTO "Event" (streamKey, seq, ts, workspace, agentId, kind, payload) VALUES ('a1', 2, 0, 'w', 'a1', 'x', '{}')`,
+      )
+      .run();
+    await expect(store.append([status("a1", "idle", "running")], { onFailure: "throw" })).rejects.toThrow();
+    expect(published).toHaveLength(1);
+  });
+
+  it("retention compares instants, keeps a live agent's events, and never reuses a seq", async () => {
+    const { store, db } = await open();
+    const old = Date.now() - 10 * DAY_MS;
+    await db.prisma.agent.create({
+      data: {
+        id: "live",
+        workspace: "w",
+        name: "live",
+        status: "running",
+        spec: {},
+        startedAt: new Date(old),
+      },
+    });
+    await store.append([status("dead", "running", "done", old), status("live", "spawning", "running", old)]);
+    await store.append([status("dead", "done", "killed")]);
+    const deleted = await store.prune(new Date(Date.now() - 7 * DAY_MS));
+    expect(deleted).toBe(1);
+    expect((await store.readStream("dead", 0, 10)).map((e) => e.seq)).toEqual([2]);
+    expect((await store.readStream("live", 0, 10)).map((e) => e.seq)).toEqual([1]);
+    // Everything of "dead" pruned: a fresh process still continues after the high-water mark.
+    await store.prune(new Date(Date.now() + DAY_MS));
+    const fresh = new EventStore(db.prisma, new StoreWriter(db.prisma), { publish: () => {} });
+    const [next] = await fresh.append([status("dead", "killed", "killed")]);
+    expect(next?.seq).toBe(3);
+  });
+});
+
+describe("usage aggregation", () => {
+  const turn = (
+    agentId: string,
+    model: string | null,
+    tsMs: number,
+    input: number,
+    cost: number | null,
+  ): NewEvent => ({
+    kind: "turn_completed",
+    payload: {
+      turnIndex: 0,
+      stopReason: "end_turn",
+      usage: { input, output: 10, cacheRead: 0, cacheCreation: 0 },
+      ttftMs: null,
+      tbtMs: null,
+      model,
+      estimatedCostUsd: cost,
+    },
+    workspace: agentId.startsWith("x") ? "wx" : "w",
+    agentId,
+    tsMs,
+  });
+
+  it("sums tokens, cost, turns and outcomes per workspace, model and UTC day within [since, until)", async () => {
+    const { store } = await open();
+    const day1 = Date.UTC(2026, 10, 1, 12);
+    const day2 = Date.UTC(2026, 10, 2, 12);
+    await store.append([
+      turn("a", "claude-sonnet-4-5", day1, 100, 0.01),
+      turn("a", "claude-sonnet-4-5", day1 + 1000, 200, 0.02),
+      turn("b", "local-model", day2, 50, null),
+      turn("x1", "claude-sonnet-4-5", day2, 7, 0.001),
+      status("a", "running", "done", day1 + 5000),
+      status("b", "running", "failed", day2 + 5000),
+      turn("a", "claude-sonnet-4-5", Date.UTC(2026, 10, 5), 999, 9), // outside the window
+    ]);
+    const rows = await aggregateUsage(db!.prisma, {
+      since: new Date(Date.UTC(2026, 10, 1)),
+      until: new Date(Date.UTC(2026, 10, 3)),
+      groupBy: ["workspace", "day"],
+    });
+    expect(rows).toEqual([
+      expect.objectContaining({
+        workspace: "w",
+        day: "2026-11-01",
+        inputTokens: 300,
+        turns: 2,
+        estimatedCostUsd: 0.03,
+        outcomes: { done: 1, failed: 0, killed: 0, crashed: 0 },
+      }),
+      expect.objectContaining({
+        workspace: "w",
+        day: "2026-11-02",
+        inputTokens: 50,
+        turns: 1,
+        estimatedCostUsd: 0,
+        unpricedTurns: 1,
+        outcomes: { done: 0, failed: 1, killed: 0, crashed: 0 },
+      }),
+      expect.objectContaining({ workspace: "wx", day: "2026-11-02", inputTokens: 7, turns: 1 }),
+    ]);
+    const total = await aggregateUsage(db!.prisma, {
+      since: new Date(0),
+      until: new Date(Date.UTC(2027, 0, 1)),
+      groupBy: [],
+    });
+    expect(total).toHaveLength(1);
+    expect(total[0]).toMatchObject({ workspace: null, model: null, day: null, inputTokens: 1356, turns: 5 });
+    await expect(
+      aggregateUsage(db!.prisma, { since: new Date(2), until: new Date(1), groupBy: [] }),
+    ).rejects.toThrow(/since must be before until/);
+  });
+});

@@ -1,0 +1,308 @@
+// Scripted runs of the fake worker: the `TurnEvent` frame sequences of the recorded stand-in worker
+// (fixtures agent-basic/agent-killed/agent-interactive .out.ndjson) and the `fake:*` prompt tokens
+// that steer them. Frame vocabulary: docs/caliband-protocol.md §3.3; interactive semantics §3.5.
+import type { SpawnSpecJson } from "./wire-format.js";
+
+/** One outbound frame: an object (serialised with `JSON.stringify`, key order kept) or a raw line. */
+export type Frame = Record<string, unknown> | string;
+
+/**
+ * What a script can do inside the fake worker. Every method rejects/throws once the worker was
+ * killed or finished from outside, which ends the script.
+ */
+export interface WorkerContext {
+  /** Agent id (12 hex). */
+  readonly id: string;
+  /** The spec from the agent's manifest (§2.2). */
+  readonly spec: SpawnSpecJson;
+  /** Default pause between scripted frames, ms. */
+  readonly frameDelayMs: number;
+  /** Publishes one frame: ring buffer, every connected reader, and `stdout.ndjson` (§3.2). */
+  emit(frame: Frame): void;
+  /** Waits `ms` milliseconds (0 = yield once). */
+  sleep(ms: number): Promise<void>;
+  /** Waits `ms` milliseconds or until `FakeWorker.release()` is called. */
+  hold(ms: number): Promise<void>;
+  /**
+   * Interactive end-of-turn boundary (§3.5): reports `idle`, waits for the next inbound frame, and
+   * resolves with a `UserMessage` text (after reporting `running`) or `null` for `EndInput` or the
+   * idle timeout.
+   */
+  nextInput(): Promise<string | null>;
+  /** Appends one line to the agent's `worker.log`. */
+  log(line: string): void;
+}
+
+/** How a script ends: exit code, and whether to keep connections open ~100 ms first (§3.1 step 4). */
+export interface ScriptExit {
+  exitCode: number;
+  linger: boolean;
+}
+
+/**
+ * A scripted worker run. `run` returns the exit code (a plain number lingers 100 ms like a normal run
+ * end; `{exitCode, linger:false}` exits at once like a stream error).
+ */
+export interface WorkerScript {
+  /** Delay before the per-agent endpoint is bound, ms (overrides the daemon default). */
+  bindDelayMs?: number;
+  /** The worker dies during preflight: writes `log` to worker.log and exits, never binding. */
+  preflightFailure?: { exitCode: number; log: string };
+  /** The daemon fails to launch the worker at all: record `failed`, reply still `spawned` (§1.7 step 5). */
+  launchFailure?: boolean;
+  run(ctx: WorkerContext): Promise<number | ScriptExit>;
+}
+
+/** `fake:*` tokens found in an initial prompt (see test/support/README.md). */
+export interface PromptTokens {
+  /** `fake:hold=MS`: pause after `TurnStart` of turn 1. */
+  hold?: number;
+  /** `fake:delay=MS`: pause after binding, before the first frame. */
+  delay?: number;
+  /** `fake:exit=N`: after the startup delay, exit with code N without any frame. */
+  exit?: number;
+  /** `fake:frames=N`: turn 0 streams N `AssistantTextDelta` frames. */
+  frames?: number;
+  /** `fake:bind-delay=MS`: bind the per-agent endpoint MS after launch. */
+  bindDelay?: number;
+  /** `fake:no-run-end`: both turns, then a stream error: exit 1 without `RunEnd`. */
+  noRunEnd: boolean;
+  /** `fake:preflight-fail`: exit 1 at once, never bind, reason in worker.log. */
+  preflightFail: boolean;
+  /** `fake:launch-fail`: the daemon cannot launch the worker (record `failed`). */
+  launchFail: boolean;
+  /** `fake:unknown-frame`: one frame with an unknown `type` right after `TurnStart(0)`. */
+  unknownFrame: boolean;
+}
+
+/** Extracts `fake:*` tokens from a prompt; unknown tokens are plain prompt text. */
+export function parsePromptTokens(prompt: string): PromptTokens {
+  const t: PromptTokens = { noRunEnd: false, preflightFail: false, launchFail: false, unknownFrame: false };
+  for (const m of prompt.matchAll(/fake:([a-z-]+)(?:=(\d+))?/g)) {
+    const name = m[1];
+    const n = m[2] === undefined ? undefined : Number(m[2]);
+    if (name === "hold" && n !== undefined) t.hold = n;
+    else if (name === "delay" && n !== undefined) t.delay = n;
+    else if (name === "exit" && n !== undefined) t.exit = n;
+    else if (name === "frames" && n !== undefined) t.frames = n;
+    else if (name === "bind-delay" && n !== undefined) t.bindDelay = n;
+    else if (name === "no-run-end") t.noRunEnd = true;
+    else if (name === "preflight-fail") t.preflightFail = true;
+    else if (name === "launch-fail") t.launchFail = true;
+    else if (name === "unknown-frame") t.unknownFrame = true;
+  }
+  return t;
+}
+
+/** Model named in `TurnStart` when the spec has none (as in the recorded stand-in). */
+export const DEFAULT_FAKE_MODEL = "claude-sonnet-4-5";
+
+/** Text the fake `Read` tool returns for README.md (fixture agent-basic.out.ndjson). */
+export const FAKE_README = "# scratch repo\nhello from the fake worker\n";
+
+/** Providers the real worker accepts (§2.2); anything else exits 64 at preflight. */
+export const KNOWN_PROVIDERS: ReadonlySet<string> = new Set(["anthropic", "openai", "ollama", "google"]);
+
+type Json = Record<string, unknown>;
+const text = (t: string): Json => ({ type: "text", text: t });
+const usage = (input: number, output: number): Json => ({ input_tokens: input, output_tokens: output });
+const dur = (nanos: number): Json => ({ secs: 0, nanos });
+
+/** Tracks conversation and usage while a default script runs. */
+class Conversation {
+  readonly messages: Json[];
+  input = 0;
+  output = 0;
+  turns = 0;
+
+  constructor(prompt: string) {
+    this.messages = [{ role: "user", content: [text(prompt)] }];
+  }
+
+  turnEnd(index: number, assistant: Json, toolResults: Json[], stop: string, u: [number, number]): Json {
+    this.messages.push(assistant, ...toolResults);
+    this.input += u[0];
+    this.output += u[1];
+    this.turns++;
+    return {
+      type: "TurnEnd",
+      turn_index: index,
+      assistant_message: assistant,
+      tool_results: toolResults,
+      stop_reason: stop,
+      usage: usage(u[0], u[1]),
+      ttft: dur(index === 0 ? 412_000_000 : 388_000_000),
+      tbt: index === 0 ? dur(23_000_000) : null,
+    };
+  }
+
+  runEnd(): Json {
+    return {
+      type: "RunEnd",
+      final_messages: this.messages,
+      total_usage: usage(this.input, this.output),
+      turn_count: this.turns,
+      stopped_for: "EndOfTurn",
+      turns_without_edit: this.turns,
+      no_edit_nudge_emitted: false,
+    };
+  }
+}
+
+/** Emits frames with `frameDelayMs` between consecutive frames of one run. */
+class Pacer {
+  private first = true;
+  constructor(private readonly ctx: WorkerContext) {}
+
+  async emit(frame: Frame, delayMs = this.ctx.frameDelayMs): Promise<void> {
+    if (!this.first) await this.ctx.sleep(delayMs);
+    this.first = false;
+    this.ctx.emit(frame);
+  }
+}
+
+/**
+ * The stand-in worker's run (fixtures agent-basic / agent-killed / agent-interactive): turn 0 reads
+ * README.md with the `Read` tool, turn 1 answers; interactive agents then answer `You said: <text>`
+ * per `UserMessage` until `EndInput`/idle timeout; then `RunEnd` and exit 0. Tokens change timing
+ * and failure modes (see {@link PromptTokens}).
+ */
+export function defaultScript(spec: SpawnSpecJson, id: string): WorkerScript {
+  const tok = parsePromptTokens(spec.initial_prompt);
+  const provider = spec.provider;
+  const script: WorkerScript = {
+    run: (ctx) => runDefault(ctx, tok),
+  };
+  if (tok.bindDelay !== undefined) script.bindDelayMs = tok.bindDelay;
+  if (tok.launchFail) script.launchFailure = true;
+  if (provider !== null && !KNOWN_PROVIDERS.has(provider.toLowerCase())) {
+    script.preflightFailure = {
+      exitCode: 64,
+      log: `[caliban __agent-worker] unknown provider ${JSON.stringify(provider)}`,
+    };
+  } else if (tok.preflightFail) {
+    script.preflightFailure = {
+      exitCode: 1,
+      log: `[caliban __agent-worker] provider: API key is not set (simulated by fake:preflight-fail for agent ${id})`,
+    };
+  }
+  return script;
+}
+
+async function runDefault(ctx: WorkerContext, tok: PromptTokens): Promise<number | ScriptExit> {
+  const { id, spec } = ctx;
+  const model = spec.model ?? DEFAULT_FAKE_MODEL;
+  const toolId = `toolu_fake_${id}`;
+  if (tok.delay !== undefined) await ctx.sleep(tok.delay);
+  if (tok.exit !== undefined) return { exitCode: tok.exit, linger: false };
+  const conv = new Conversation(spec.initial_prompt);
+  const p = new Pacer(ctx);
+  const turnStart = (i: number): Json => ({
+    type: "TurnStart",
+    turn_index: i,
+    message_id: `msg_fake_${id}_${i}`,
+    model,
+  });
+  const delta = (i: number, t: string): Json => ({
+    type: "AssistantTextDelta",
+    turn_index: i,
+    content_block_index: 0,
+    text: t,
+  });
+
+  // Turn 0: text, then one Read tool call.
+  await p.emit(turnStart(0));
+  if (tok.unknownFrame) {
+    await p.emit({ type: "FakeUnknownFrame", turn_index: 0, detail: "emitted by fake:unknown-frame" });
+  }
+  let chunks = ["I'll look at the README ", "first."];
+  if (tok.frames !== undefined) chunks = Array.from({ length: tok.frames }, (_, i) => `chunk-${i} `);
+  for (const [i, c] of chunks.entries()) {
+    // Long runs stream without a per-frame pause (but still yield now and then).
+    const pause = tok.frames === undefined ? ctx.frameDelayMs : i % 64 === 0 ? 0 : -1;
+    if (pause < 0) ctx.emit(delta(0, c));
+    else await p.emit(delta(0, c), pause);
+  }
+  await p.emit({ type: "ToolCallStart", turn_index: 0, tool_use_id: toolId, name: "Read" });
+  for (const part of ['{"file_path":', '"README.md"}']) {
+    await p.emit({ type: "ToolCallInputDelta", turn_index: 0, tool_use_id: toolId, partial_json: part });
+  }
+  await p.emit({
+    type: "ToolCallEnd",
+    turn_index: 0,
+    tool_use_id: toolId,
+    is_error: false,
+    content: [text(FAKE_README)],
+    result_text: FAKE_README,
+    truncated: false,
+  });
+  const assistant0 = {
+    role: "assistant",
+    content: [
+      text(chunks.join("")),
+      { type: "tool_use", id: toolId, name: "Read", input: { file_path: "README.md" } },
+    ],
+  };
+  const results0 = [
+    {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: toolId, content: [text(FAKE_README)], is_error: false }],
+    },
+  ];
+  await p.emit(conv.turnEnd(0, assistant0, results0, "tool_use", [1200, 48]));
+
+  // Turn 1: the answer.
+  await p.emit(turnStart(1));
+  if (tok.hold !== undefined) await ctx.hold(tok.hold);
+  const answer = "The README says hello. Done.";
+  await p.emit(delta(1, answer));
+  await p.emit(conv.turnEnd(1, { role: "assistant", content: [text(answer)] }, [], "end_turn", [1310, 12]));
+
+  if (tok.noRunEnd) {
+    ctx.log(
+      "[caliban __agent-worker] stream error: connection reset by provider (simulated by fake:no-run-end)",
+    );
+    return { exitCode: 1, linger: false };
+  }
+
+  if (spec.interactive) {
+    let turn = 2;
+    for (;;) {
+      const input = await ctx.nextInput();
+      if (input === null) break;
+      conv.messages.push({ role: "user", content: [text(input)] });
+      const reply = `You said: ${input}`;
+      await p.emit(turnStart(turn));
+      await p.emit(delta(turn, reply));
+      const u: [number, number] = [1310 + 90 * (turn - 1), Math.ceil(reply.length / 4) + 1];
+      await p.emit(conv.turnEnd(turn, { role: "assistant", content: [text(reply)] }, [], "end_turn", u));
+      turn++;
+    }
+  }
+  await p.emit(conv.runEnd());
+  return 0;
+}
+
+/**
+ * A script that publishes `frames` in order (pausing `frameDelayMs`, default the daemon's, between
+ * them) and exits with `exitCode` (default 0). `linger` defaults to true when the last frame is a
+ * `RunEnd`, so the connection closes ~100 ms later like a normal run end.
+ */
+export function framesScript(
+  frames: readonly Frame[],
+  opts: { exitCode?: number; frameDelayMs?: number; linger?: boolean; bindDelayMs?: number } = {},
+): WorkerScript {
+  const last = frames[frames.length - 1];
+  const endsWithRunEnd =
+    last !== undefined &&
+    (typeof last === "string" ? last.includes('"type":"RunEnd"') : last.type === "RunEnd");
+  const script: WorkerScript = {
+    run: async (ctx) => {
+      const p = new Pacer(ctx);
+      for (const f of frames) await p.emit(f, opts.frameDelayMs ?? ctx.frameDelayMs);
+      return { exitCode: opts.exitCode ?? 0, linger: opts.linger ?? endsWithRunEnd };
+    },
+  };
+  if (opts.bindDelayMs !== undefined) script.bindDelayMs = opts.bindDelayMs;
+  return script;
+}
