@@ -13,6 +13,7 @@ import { Fleet } from "./fleet/fleet.js";
 import { startRetention } from "./store/retention.js";
 import { startGateway, type Gateway } from "./server/gateway.js";
 import type { Readiness } from "./server/readiness.js";
+import type { GraphQLServices } from "./schema/context.js";
 
 /** A running gateway process. */
 export interface App {
@@ -38,6 +39,7 @@ export async function startApp(
 ): Promise<App> {
   let db: OpenedDatabase | null = null;
   let fleet: Fleet | null = null;
+  let services: GraphQLServices | null = null;
   let migrationsApplied = false;
   const readiness = (): Readiness => {
     const storeWritable = db !== null && isWritable(db.raw);
@@ -55,7 +57,7 @@ export async function startApp(
   const gateway = await startGateway(config.bind, config.port, {
     logger,
     readiness,
-    context: () => (db ? { prisma: db.prisma } : null),
+    context: () => services,
     isDev: opts.isDev ?? false,
   });
   logger.info({ url: gateway.url, graphql: `${gateway.url}/graphql` }, "gateway listening");
@@ -84,6 +86,7 @@ export async function startApp(
     env: opts.env ?? process.env,
   });
   await fleet.start();
+  services = { prisma: db.prisma, fleet, store, bus };
   const stopRetention = startRetention(store, config.retentionDays, logger.child({ module: "retention" }));
   migrationsApplied = true;
   const opened = db;

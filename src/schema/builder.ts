@@ -1,7 +1,8 @@
 /**
  * The Pothos schema builder (builder only; types live one file per domain in src/schema and
- * root fields in src/resolvers). Plugins: prisma (models straight from the store), relay
- * (Node, connections, cursors), errors (typed mutation results), validation (zod on inputs).
+ * root fields in src/resolvers). Plugins: prisma (models straight from the store, no N+1 on
+ * relations), relay (Node, connections, cursors), errors (typed mutation results), validation
+ * (zod on inputs; failures become `ValidationError` results with field paths).
  */
 import SchemaBuilder from "@pothos/core";
 import ErrorsPlugin from "@pothos/plugin-errors";
@@ -10,6 +11,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import ValidationPlugin from "@pothos/plugin-validation";
 import type PrismaTypes from "../generated/pothos-prisma-types.js";
 import { getDatamodel } from "../generated/pothos-prisma-types.js";
+import { ValidationFailed } from "../fleet/errors.js";
 import type { GraphQLContext } from "./context.js";
 
 /** The one builder every schema module registers its types on. */
@@ -27,10 +29,43 @@ export const builder = new SchemaBuilder<{
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),
-    exposeDescriptions: true,
+    exposeDescriptions: false,
     filterConnectionTotalCount: true,
-    onUnusedQuery: process.env.NODE_ENV === "production" ? null : "warn",
+    onUnusedQuery: null,
+    maxConnectionSize: 500,
+    defaultConnectionSize: 50,
   },
-  relay: {},
-  errors: { defaultTypes: [] },
+  relay: {
+    clientMutationId: "omit",
+    cursorType: "String",
+    idFieldOptions: { description: "Globally unique, opaque Relay id (use with node(id:))." },
+    nodeTypeOptions: { description: "An object with a globally unique id (Relay)." },
+    pageInfoTypeOptions: { description: "Pagination state of a connection (Relay)." },
+    nodeQueryOptions: { description: "Fetch any object by its global id, or null." },
+    nodesQueryOptions: { description: "Fetch objects by their global ids (null for unknown ones)." },
+    cursorFieldOptions: { description: "Opaque cursor of this edge; pass as after/before." },
+    nodeFieldOptions: { description: "The item." },
+    edgesFieldOptions: { description: "Items with their cursors." },
+    pageInfoFieldOptions: { description: "Pagination state." },
+    hasNextPageFieldOptions: { description: "More items exist after endCursor." },
+    hasPreviousPageFieldOptions: { description: "More items exist before startCursor." },
+    startCursorFieldOptions: { description: "Cursor of the first item of the page." },
+    endCursorFieldOptions: { description: "Cursor of the last item of the page." },
+    beforeArgOptions: { description: "Return items before this cursor." },
+    afterArgOptions: { description: "Return items after this cursor." },
+    firstArgOptions: { description: "Return at most this many items from the start (max 500)." },
+    lastArgOptions: { description: "Return at most this many items from the end (max 500)." },
+  },
+  errors: { defaultTypes: [], unsafelyHandleInputErrors: true },
+  validation: {
+    validationError: (result) =>
+      new ValidationFailed(
+        result.issues.map((i) => ({
+          path: (i.path ?? []).map((p) =>
+            String(typeof p === "object" && p !== null && "key" in p ? p.key : p),
+          ),
+          message: i.message,
+        })),
+      ),
+  },
 });

@@ -1,13 +1,36 @@
 /**
- * The per-operation GraphQL context, identical for HTTP, SSE and graphql-ws operations.
+ * The per-operation GraphQL context, identical for HTTP, SSE and graphql-ws operations (built by
+ * the same yoga context factory, enveloped for WebSocket operations too).
  */
 import type { PrismaClient } from "../generated/prisma/client.js";
+import type { EventBus } from "../bus/bus.js";
+import type { Fleet } from "../fleet/fleet.js";
+import type { EventStore } from "../store/events.js";
 import type { Readiness } from "../server/readiness.js";
 
-/** What every resolver receives. Resolvers call services; they never hold state. */
-export interface GraphQLContext {
-  /** Prisma client of the store (read paths only; writes go through services). */
+/** Long-lived services the schema reads from and delegates to. */
+export interface GraphQLServices {
+  /** Prisma client of the store (read paths; writes go through the fleet and store services). */
   prisma: PrismaClient;
+  fleet: Fleet;
+  store: EventStore;
+  bus: EventBus;
+}
+
+/** What every resolver receives. Resolvers call services; they never hold state. */
+export interface GraphQLContext extends GraphQLServices {
   /** Current readiness of the gateway. */
   readiness: () => Readiness;
+  /** Per-operation memo for batched loads (e.g. usage of every workspace in one query). */
+  memo: Map<string, Promise<unknown>>;
+}
+
+/** Run `load` once per operation for `key`. */
+export function memoize<T>(ctx: GraphQLContext, key: string, load: () => Promise<T>): Promise<T> {
+  let p = ctx.memo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = load();
+    ctx.memo.set(key, p);
+  }
+  return p;
 }

@@ -5,7 +5,16 @@
 import { lexicographicSortSchema, type GraphQLSchema } from "graphql";
 import { builder } from "./builder.js";
 import "./scalars.js";
+import "./enums.js";
+import "./errors.js";
+import "./usage.js";
+import "./workspace.js";
+import "./events.js";
+import "./agent.js";
 import "../resolvers/health.js";
+import "../resolvers/query.js";
+import "../resolvers/mutation.js";
+import "../resolvers/subscription.js";
 
 let schema: GraphQLSchema | undefined;
 

@@ -5,7 +5,12 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { createYoga, maskError as yogaMaskError, type YogaServerInstance } from "graphql-yoga";
+import { GraphQLError } from "graphql";
+import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
+import { costLimitPlugin } from "@escape.tech/graphql-armor-cost-limit";
+import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
+import { ProsperoError } from "../errors.js";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { ExecutionArgs } from "graphql";
 import { WebSocketServer } from "ws";
@@ -13,11 +18,29 @@ import { useServer } from "graphql-ws/use/ws";
 import type { OperationResult } from "graphql-ws";
 import type { Logger } from "../log.js";
 import { buildSchema } from "../schema/index.js";
-import type { GraphQLContext } from "../schema/context.js";
+import type { GraphQLContext, GraphQLServices } from "../schema/context.js";
 import type { Readiness } from "./readiness.js";
 
 /** Interval of WebSocket keep-alive pings on graphql-ws connections, ms. */
 export const KEEPALIVE_MS = 12_000;
+
+/** Largest accepted request body, bytes (GraphQL documents and variables). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Query limits: nesting depth, estimated cost, aliases (graphql-armor). */
+export const QUERY_LIMITS = { maxDepth: 12, maxCost: 20_000, maxAliases: 30 } as const;
+
+/**
+ * Mask unexpected errors (logged with their stack by yoga); let the gateway's own typed errors
+ * through with their message and a stable `extensions.code`.
+ */
+function maskError(error: unknown, message: string, isDev?: boolean): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof ProsperoError) {
+    return new GraphQLError(original.message, { extensions: { code: original.code } });
+  }
+  return yogaMaskError(error, message, isDev);
+}
 
 /** GraphQL path for HTTP, SSE and graphql-ws. */
 export const GRAPHQL_PATH = "/graphql";
@@ -27,8 +50,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Current readiness; `/readyz` answers 200 only when `ready`. */
   readiness: () => Readiness;
-  /** Context for operations, or null while the store is not open yet (operations then fail). */
-  context: () => Omit<GraphQLContext, "readiness"> | null;
+  /** Services for operations, or null while the store is not open yet (operations then fail). */
+  context: () => GraphQLServices | null;
   /** Expose stack traces in errors (tests only). */
   isDev?: boolean;
 }
@@ -60,7 +83,17 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     // Served from the package itself: no CDN, so GraphiQL works on machines without internet.
     renderGraphiQL,
     landingPage: false,
-    maskedErrors: { isDev: deps.isDev ?? false },
+    maskedErrors: { isDev: deps.isDev ?? false, maskError },
+    plugins: [
+      maxDepthPlugin({
+        n: QUERY_LIMITS.maxDepth,
+        exposeLimits: true,
+        ignoreIntrospection: true,
+        flattenFragments: true,
+      }),
+      costLimitPlugin({ maxCost: QUERY_LIMITS.maxCost, exposeLimits: true, ignoreIntrospection: true }),
+      maxAliasesPlugin({ n: QUERY_LIMITS.maxAliases, exposeLimits: true }),
+    ],
     logging: {
       debug: (...args) => log.debug({ args }, "yoga"),
       info: (...args) => log.info({ args }, "yoga"),
@@ -70,7 +103,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     context: () => {
       const ctx = deps.context();
       if (!ctx) throw new Error("the store is not open yet; retry when /readyz answers 200");
-      return { ...ctx, readiness: deps.readiness };
+      return { ...ctx, readiness: deps.readiness, memo: new Map() };
     },
   });
 
@@ -81,6 +114,14 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok\n");
       return;
     }
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      res
+        .writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" })
+        .end(`request body larger than ${MAX_BODY_BYTES} bytes\n`);
+      req.resume();
+      return;
+    }
     if (pathname === "/readyz") {
       const r = deps.readiness();
       res
@@ -88,10 +129,21 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         .end(JSON.stringify(r));
       return;
     }
+    if (req.headers["transfer-encoding"] !== undefined) {
+      // No declared length: count as the body streams and cut it off past the limit.
+      let seen = 0;
+      req.on("data", (chunk: Buffer) => {
+        seen += chunk.length;
+        if (seen > MAX_BODY_BYTES && !res.headersSent) {
+          res.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end();
+          req.destroy();
+        }
+      });
+    }
     void yoga.handle(req, res);
   });
 
-  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: MAX_BODY_BYTES });
   useServer<Record<string, unknown>>(
     {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),

@@ -79,7 +79,8 @@ CREATE TABLE "Agent" (
     "goneAt" DATETIME,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL,
-    CONSTRAINT "Agent_workspace_fkey" FOREIGN KEY ("workspace") REFERENCES "Workspace" ("name") ON DELETE RESTRICT ON UPDATE CASCADE
+    CONSTRAINT "Agent_workspace_fkey" FOREIGN KEY ("workspace") REFERENCES "Workspace" ("name") ON DELETE RESTRICT ON UPDATE CASCADE,
+    CONSTRAINT "Agent_respawnedFrom_fkey" FOREIGN KEY ("respawnedFrom") REFERENCES "Agent" ("id") ON DELETE SET NULL ON UPDATE CASCADE
 );
 
 -- CreateIndex

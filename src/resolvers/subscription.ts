@@ -1,0 +1,373 @@
+/**
+ * Subscriptions (ARCHITECTURE decision 6): every stream replays history from the store after the
+ * client's cursor, then tails the bus live with no gap and no duplicate at the seam. A subscriber
+ * that falls behind gets a `Gap` and a refill from the store; its buffer is bounded. Iterators are
+ * released as soon as the client goes away. Served identically over graphql-ws and SSE.
+ */
+import { GraphQLError } from "graphql";
+import { isTerminal } from "../caliband/wire.js";
+import { replayThenTail, type TailItem } from "../bus/replay.js";
+import { SKIP, seedThenMap } from "../bus/iterate.js";
+import { isTerminalEvent, workspaceStream, type EventKind, type FleetEvent } from "../fleet/events.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import { builder } from "../schema/builder.js";
+import type { GraphQLContext } from "../schema/context.js";
+import { AgentStatusEnum, statusValue } from "../schema/enums.js";
+import {
+  EventKindEnum,
+  FleetEventRef,
+  decodeCursor,
+  type EventItem,
+  type GapItem,
+} from "../schema/events.js";
+import { WorkspaceHealthRef } from "../schema/workspace.js";
+import type { WorkspaceHealth } from "../fleet/state.js";
+
+/** Live buffer per subscriber, events (then Gap + refill). */
+export const SUBSCRIBER_BUFFER = 1024;
+
+function toItem(item: TailItem, streamKey: string): EventItem {
+  if (item.type === "event") return item.event;
+  const gap: GapItem = {
+    kind: "gap",
+    streamKey,
+    afterPosition: item.afterPosition,
+    reason: item.reason,
+    tsMs: Date.now(),
+    workspace: "",
+    agentId: "",
+  };
+  return gap;
+}
+
+function emptyIterator<T>(): AsyncIterator<T> {
+  return { next: () => Promise.resolve({ done: true, value: undefined }) };
+}
+
+// FleetChange ----------------------------------------------------------------------------------
+
+type AgentRow = Prisma.AgentModel;
+type WorkspaceRow = Prisma.WorkspaceModel;
+
+/** One item of `fleetChanges`. */
+export type FleetChangeItem =
+  | { type: "agent"; change: "seed" | "discovered" | "spawned"; agentId: string; cursor: number }
+  | { type: "status"; agentId: string; from: string; to: string; cursor: number }
+  | {
+      type: "gone";
+      agentId: string;
+      workspace: string;
+      reason: string;
+      replacedBy: string | null;
+      cursor: number;
+    }
+  | { type: "health"; workspace: string; health: WorkspaceHealth; seed: boolean; cursor: number }
+  | { type: "seed_complete"; cursor: number }
+  | { type: "gap"; cursor: number };
+
+const agentField = {
+  type: "Agent" as const,
+  description: "The run, as stored now.",
+  resolve: (
+    query: { include?: Prisma.AgentInclude; select?: Prisma.AgentSelect },
+    p: { agentId: string },
+    _a: unknown,
+    ctx: GraphQLContext,
+  ) => ctx.prisma.agent.findUniqueOrThrow({ ...query, where: { id: p.agentId } }),
+};
+
+const AgentAppeared = builder
+  .objectRef<Extract<FleetChangeItem, { type: "agent" }>>("AgentAppeared")
+  .implement({
+    description:
+      "An agent in the seed, or one that appeared (discovered by a poll, or spawned through Prospero).",
+    isTypeOf: (i) => (i as FleetChangeItem).type === "agent",
+    fields: (t) => ({
+      agent: t.prismaField(agentField),
+      seed: t.boolean({
+        description: "Part of the initial seed rather than a live change.",
+        resolve: (i) => i.change === "seed",
+      }),
+      spawnedByProspero: t.boolean({
+        description: "Spawned through this gateway.",
+        resolve: (i) => i.change === "spawned",
+      }),
+    }),
+  });
+
+const AgentStatusChanged = builder
+  .objectRef<Extract<FleetChangeItem, { type: "status" }>>("AgentStatusChanged")
+  .implement({
+    description: "caliband reported a new status for an agent.",
+    isTypeOf: (i) => (i as FleetChangeItem).type === "status",
+    fields: (t) => ({
+      agent: t.prismaField(agentField),
+      from: t.field({
+        type: AgentStatusEnum,
+        description: "Previous status.",
+        resolve: (i) => statusValue(i.from),
+      }),
+      to: t.field({ type: AgentStatusEnum, description: "New status.", resolve: (i) => statusValue(i.to) }),
+    }),
+  });
+
+const AgentGone = builder.objectRef<Extract<FleetChangeItem, { type: "gone" }>>("AgentGone").implement({
+  description: "caliband no longer lists an agent (its history stays).",
+  isTypeOf: (i) => (i as FleetChangeItem).type === "gone",
+  fields: (t) => ({
+    agentId: t.exposeString("agentId", { description: "The run's id." }),
+    workspace: t.exposeString("workspace", { description: "Its workspace." }),
+    reason: t.exposeString("reason", { description: "`removed`, `respawned` or `vanished`." }),
+    replacedBy: t.exposeString("replacedBy", { nullable: true, description: "The new run after a respawn." }),
+  }),
+});
+
+const WorkspaceHealthChanged = builder
+  .objectRef<Extract<FleetChangeItem, { type: "health" }>>("WorkspaceHealthChanged")
+  .implement({
+    description: "A workspace in the seed, or a change of its daemon's health.",
+    isTypeOf: (i) => (i as FleetChangeItem).type === "health",
+    fields: (t) => ({
+      workspace: t.prismaField({
+        type: "Workspace",
+        description: "The workspace.",
+        resolve: (query, i, _a, ctx) =>
+          ctx.prisma.workspace.findUniqueOrThrow({ ...query, where: { name: i.workspace } }),
+      }),
+      health: t.field({ type: WorkspaceHealthRef, description: "Its health.", resolve: (i) => i.health }),
+      seed: t.exposeBoolean("seed", { description: "Part of the initial seed." }),
+    }),
+  });
+
+const FleetSeedComplete = builder
+  .objectRef<Extract<FleetChangeItem, { type: "seed_complete" | "gap" }>>("FleetSeedComplete")
+  .implement({
+    description:
+      "Marks the end of the seed (and follows a re-seed after the subscriber fell behind): everything before it is the current fleet.",
+    isTypeOf: (i) => ["seed_complete", "gap"].includes((i as FleetChangeItem).type),
+    fields: (t) => ({
+      reseeded: t.boolean({
+        description: "True when this ends a re-seed after falling behind.",
+        resolve: (i) => i.type === "gap",
+      }),
+    }),
+  });
+
+const FleetChangeRef = builder.unionType("FleetChange", {
+  description: "A change to the fleet: seed items first, then live changes.",
+  types: [AgentAppeared, AgentStatusChanged, AgentGone, WorkspaceHealthChanged, FleetSeedComplete],
+  resolveType: (i) => {
+    switch (i.type) {
+      case "agent":
+        return "AgentAppeared";
+      case "status":
+        return "AgentStatusChanged";
+      case "gone":
+        return "AgentGone";
+      case "health":
+        return "WorkspaceHealthChanged";
+      default:
+        return "FleetSeedComplete";
+    }
+  },
+});
+
+const LIFECYCLE_KINDS: ReadonlySet<EventKind> = new Set([
+  "agent_spawned",
+  "agent_discovered",
+  "status_changed",
+  "agent_gone",
+  "workspace_health",
+]);
+
+function changeOf(e: FleetEvent): FleetChangeItem | typeof SKIP {
+  const cursor = e.globalId ?? 0;
+  switch (e.kind) {
+    case "agent_spawned":
+      return { type: "agent", change: "spawned", agentId: e.agentId, cursor };
+    case "agent_discovered":
+      return { type: "agent", change: "discovered", agentId: e.agentId, cursor };
+    case "status_changed":
+      return { type: "status", agentId: e.agentId, from: e.payload.from, to: e.payload.to, cursor };
+    case "agent_gone":
+      return {
+        type: "gone",
+        agentId: e.agentId,
+        workspace: e.workspace,
+        reason: e.payload.reason,
+        replacedBy: e.payload.replacedBy,
+        cursor,
+      };
+    case "workspace_health":
+      return {
+        type: "health",
+        workspace: e.workspace,
+        health: { state: e.payload.state, reason: e.payload.reason, since: new Date(e.tsMs) },
+        seed: false,
+        cursor,
+      };
+    default:
+      return SKIP;
+  }
+}
+
+async function seedOf(ctx: GraphQLContext): Promise<{ items: FleetChangeItem[]; high: number }> {
+  // High-water first: anything committed after it is delivered live (at worst twice, never lost).
+  const last = await ctx.prisma.event.findFirst({ orderBy: { id: "desc" }, select: { id: true } });
+  const high = last?.id ?? 0;
+  const workspaces: WorkspaceRow[] = await ctx.prisma.workspace.findMany({
+    where: { removedAt: null },
+    orderBy: { name: "asc" },
+  });
+  const agents: Pick<AgentRow, "id">[] = await ctx.prisma.agent.findMany({
+    where: { goneAt: null, workspace: { in: workspaces.map((w) => w.name) } },
+    orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+    select: { id: true },
+  });
+  const items: FleetChangeItem[] = [
+    ...workspaces.map((w): FleetChangeItem => ({
+      type: "health",
+      workspace: w.name,
+      health: ctx.fleet.state.healthOf(w.name),
+      seed: true,
+      cursor: high,
+    })),
+    ...agents.map((a): FleetChangeItem => ({ type: "agent", change: "seed", agentId: a.id, cursor: high })),
+    { type: "seed_complete", cursor: high },
+  ];
+  return { items, high };
+}
+
+// Root fields ------------------------------------------------------------------------------------
+
+const EventFilter = builder.inputType("FleetEventFilter", {
+  description: "Which events to watch fleet-wide.",
+  fields: (t) => ({
+    workspace: t.string({ required: false, description: "Only this workspace." }),
+    agentId: t.string({ required: false, description: "Only this agent." }),
+    kinds: t.field({ type: [EventKindEnum], required: false, description: "Only these kinds." }),
+  }),
+});
+
+builder.subscriptionType({ description: "Live views: history after a cursor, then live, resumable." });
+
+builder.subscriptionFields((t) => ({
+  agentEvents: t.field({
+    type: FleetEventRef,
+    description:
+      "An agent's events after `after` (all when null), then live; a Gap when the subscriber fell behind (followed by the refill); completes after the agent's terminal status. An unknown agent is an error.",
+    args: {
+      agentId: t.arg.string({ required: true, description: "caliband agent id." }),
+      after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const row = await ctx.prisma.agent.findUnique({ where: { id: args.agentId } });
+      if (!row)
+        throw new GraphQLError(`agent not found: ${args.agentId}`, { extensions: { code: "NOT_FOUND" } });
+      const after = args.after ? decodeCursor(args.after).seq : 0;
+      const cursor = await ctx.prisma.ingestCursor.findUnique({ where: { agentId: args.agentId } });
+      const settled = (isTerminal(row.status) && (cursor?.finished ?? true)) || row.goneAt !== null;
+      const high = settled ? await ctx.store.highWater(args.agentId) : 0;
+      if (settled && after >= high) return seedThenMap<never, EventItem>([], emptyIterator(), () => SKIP);
+      const tail = replayThenTail({
+        bus: ctx.bus,
+        reader: ctx.store,
+        scope: { kind: "stream", streamKey: args.agentId },
+        after,
+        bufferSize: SUBSCRIBER_BUFFER,
+        completeOn: isTerminalEvent,
+      });
+      if (settled) {
+        // Nothing more will come: replay what is stored and complete.
+        return seedThenMap<TailItem, EventItem>([], tail, (item) => {
+          const ev = toItem(item, args.agentId);
+          return ev.kind !== "gap" && ev.seq >= high ? { value: ev, last: true } : ev;
+        });
+      }
+      return seedThenMap<TailItem, EventItem>([], tail, (item) => toItem(item, args.agentId));
+    },
+    resolve: (item: EventItem) => item,
+  }),
+  workspaceEvents: t.field({
+    type: FleetEventRef,
+    description:
+      "Every event of a workspace (its agents' included) after `after`, then live, in commit order.",
+    args: {
+      name: t.arg.string({ required: true, description: "Workspace name." }),
+      after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const ws = await ctx.prisma.workspace.findUnique({ where: { name: args.name } });
+      if (!ws)
+        throw new GraphQLError(`workspace not found: ${args.name}`, { extensions: { code: "NOT_FOUND" } });
+      const tail = replayThenTail({
+        bus: ctx.bus,
+        reader: {
+          readStream: (k, a, l) => ctx.store.readStream(k, a, l),
+          readGlobal: (a, l, f) => ctx.store.readGlobal(a, l, f, { workspace: args.name }),
+        },
+        scope: { kind: "global", filter: (e) => e.workspace === args.name },
+        after: args.after ? decodeCursor(args.after).globalId : 0,
+        bufferSize: SUBSCRIBER_BUFFER,
+      });
+      return seedThenMap<TailItem, EventItem>([], tail, (item) => toItem(item, workspaceStream(args.name)));
+    },
+    resolve: (item: EventItem) => item,
+  }),
+  fleetEvents: t.field({
+    type: FleetEventRef,
+    description: "Every event of the fleet matching `filter` after `after`, then live, in commit order.",
+    args: {
+      filter: t.arg({ type: EventFilter, required: false, description: "Filter." }),
+      after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
+    },
+    subscribe: (_root, args, ctx) => {
+      const f = args.filter;
+      const kinds = f?.kinds ? new Set<string>(f.kinds) : null;
+      const match = (e: FleetEvent) =>
+        (f?.workspace == null || e.workspace === f.workspace) &&
+        (f?.agentId == null || e.agentId === f.agentId) &&
+        (kinds === null || kinds.has(e.kind));
+      const where = {
+        ...(f?.workspace != null ? { workspace: f.workspace } : {}),
+        ...(f?.agentId != null ? { agentId: f.agentId } : {}),
+        ...(kinds ? { kinds: [...kinds] as EventKind[] } : {}),
+      };
+      const tail = replayThenTail({
+        bus: ctx.bus,
+        reader: {
+          readStream: (k, a, l) => ctx.store.readStream(k, a, l),
+          readGlobal: (a, l, p) => ctx.store.readGlobal(a, l, p, where),
+        },
+        scope: { kind: "global", filter: match },
+        after: args.after ? decodeCursor(args.after).globalId : 0,
+        bufferSize: SUBSCRIBER_BUFFER,
+      });
+      return seedThenMap<TailItem, EventItem>([], tail, (item) => toItem(item, "fleet"));
+    },
+    resolve: (item: EventItem) => item,
+  }),
+  fleetChanges: t.field({
+    type: FleetChangeRef,
+    description:
+      "A seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes; nothing published between seed and live is lost. After falling behind, the fleet is re-seeded.",
+    subscribe: async (_root, _args, ctx) => {
+      const { items, high } = await seedOf(ctx);
+      // Events committed after the seed's high-water mark are replayed from the store, then live.
+      const live = replayThenTail({
+        bus: ctx.bus,
+        reader: {
+          readStream: (k, a, l) => ctx.store.readStream(k, a, l),
+          readGlobal: (a, l, p) => ctx.store.readGlobal(a, l, p, { kinds: [...LIFECYCLE_KINDS] }),
+        },
+        scope: { kind: "global", filter: (e) => LIFECYCLE_KINDS.has(e.kind) },
+        after: high,
+        bufferSize: SUBSCRIBER_BUFFER,
+      });
+      return seedThenMap<TailItem, FleetChangeItem>(items, live, (item) =>
+        item.type === "gap" ? { type: "gap", cursor: item.afterPosition } : changeOf(item.event),
+      );
+    },
+    resolve: (item: FleetChangeItem) => item,
+  }),
+}));

@@ -1,0 +1,163 @@
+/**
+ * Typed mutation errors (ARCHITECTURE decision 9). Every domain failure of a mutation is a result
+ * type implementing the `Error` interface; anything else is an unexpected error, masked to clients
+ * and logged with its stack. caliband's own error classes are mapped onto these by
+ * {@link toDomainError} so one GraphQL type stands for one kind of failure.
+ */
+import {
+  AgentNotFound,
+  InvalidState as CalibandInvalidState,
+  Protocol,
+  Unreachable,
+} from "../caliband/errors.js";
+import { ProsperoError } from "../errors.js";
+import {
+  Conflict,
+  InvalidState,
+  NotFound,
+  ProviderMisconfigured,
+  ValidationFailed,
+  type FieldIssue,
+} from "../fleet/errors.js";
+import { builder } from "./builder.js";
+
+/** caliband refused a request (supervisor `internal` error: bad source, worktree failure, …). */
+export class DaemonRefused extends ProsperoError {
+  readonly code = "DAEMON_REFUSED";
+}
+
+/** The error classes every mutation can return as typed results. */
+export const MUTATION_ERRORS = [
+  NotFound,
+  InvalidState,
+  Conflict,
+  ProviderMisconfigured,
+  Unreachable,
+  ValidationFailed,
+  DaemonRefused,
+] as const;
+
+/**
+ * Map any error to the domain class the schema exposes (caliband's `AgentNotFound` → NotFound,
+ * its `InvalidState` → InvalidState, `Protocol` with a daemon message → DaemonRefused, other
+ * `Protocol` failures → Unreachable); other errors are returned unchanged (and end up masked).
+ */
+export function toDomainError(err: unknown): unknown {
+  if (err instanceof AgentNotFound) return new NotFound("agent", err.id);
+  if (err instanceof CalibandInvalidState) return new InvalidState(err.message, err.status);
+  if (err instanceof Protocol) {
+    if (err.daemonMessage !== undefined) return new DaemonRefused(err.daemonMessage);
+    // No usable reply (connection closed, garbage): to the caller the daemon is not answering.
+    return new Unreachable(err.endpoint ?? "caliband", err.message);
+  }
+  return err;
+}
+
+/** Run `fn`, rethrowing failures as domain errors (see {@link toDomainError}). */
+export async function domain<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toDomainError(err);
+  }
+}
+
+const ErrorInterface = builder.interfaceRef<Error & { code?: string }>("Error").implement({
+  description: "A failure a client can act on. `code` is stable; `message` is for humans.",
+  fields: (t) => ({
+    message: t.exposeString("message", { description: "Human-readable explanation." }),
+    code: t.string({
+      description: "Stable machine-readable code, e.g. NOT_FOUND, INVALID_STATE.",
+      resolve: (e) => e.code ?? "ERROR",
+    }),
+  }),
+});
+
+builder.objectType(NotFound, {
+  name: "NotFoundError",
+  description: "The workspace or agent does not exist (anywhere in the fleet or its history).",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof NotFound,
+  fields: (t) => ({
+    entity: t.exposeString("entity", { description: "`workspace` or `agent`." }),
+    id: t.exposeString("id", { description: "The name or id that was not found." }),
+  }),
+});
+
+builder.objectType(InvalidState, {
+  name: "InvalidStateError",
+  description: "Not allowed in the target's current state (e.g. kill on an agent that is already done).",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof InvalidState,
+  fields: (t) => ({
+    status: t.exposeString("status", {
+      nullable: true,
+      description: "Current caliband status of the agent, if any.",
+    }),
+  }),
+});
+
+builder.objectType(Conflict, {
+  name: "ConflictError",
+  description: "Collides with existing state, e.g. a second name for an already registered root (#47).",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof Conflict,
+  fields: () => ({}),
+});
+
+builder.objectType(ProviderMisconfigured, {
+  name: "ProviderMisconfiguredError",
+  description: "The workspace's provider configuration is incoherent or incomplete (e.g. a key on ollama).",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof ProviderMisconfigured,
+  fields: (t) => ({
+    field: t.exposeString("field", {
+      nullable: true,
+      description: "The offending config field, e.g. `apiKeyFromEnv`.",
+    }),
+  }),
+});
+
+builder.objectType(Unreachable, {
+  name: "UnreachableError",
+  description: "The workspace's caliband could not be reached or did not answer in time.",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof Unreachable,
+  fields: (t) => ({
+    endpoint: t.exposeString("endpoint", { description: "The daemon endpoint that failed." }),
+    reason: t.exposeString("reason", { description: "Why, e.g. `timeout after 5000 ms` or `ECONNREFUSED`." }),
+  }),
+});
+
+const FieldErrorRef = builder.objectRef<FieldIssue>("FieldError").implement({
+  description: "One invalid input field.",
+  fields: (t) => ({
+    path: t.exposeStringList("path", {
+      description: 'Path of field names from the input root, e.g. ["config", "baseUrl"].',
+    }),
+    message: t.exposeString("message", { description: "What is wrong with it." }),
+  }),
+});
+
+builder.objectType(ValidationFailed, {
+  name: "ValidationError",
+  description: "Input that failed validation; nothing was changed.",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof ValidationFailed,
+  fields: (t) => ({
+    fieldErrors: t.field({
+      type: [FieldErrorRef],
+      description: "Each invalid field with its path.",
+      resolve: (e) => e.issues,
+    }),
+  }),
+});
+
+builder.objectType(DaemonRefused, {
+  name: "DaemonRefusedError",
+  description:
+    "caliband refused the request (e.g. unknown source, not a git checkout for worktree isolation).",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof DaemonRefused,
+  fields: () => ({}),
+});

@@ -1,0 +1,310 @@
+/**
+ * `FleetEvent`: the interface of every stored event, with one object type per event kind
+ * (src/fleet/events.ts), plus `Gap` for a subscriber that fell behind. Cursors are opaque:
+ * base64url of `v1:<globalId>:<seq>:<streamKey>`, usable both in stream order (seq) and in
+ * fleet-wide commit order (globalId).
+ */
+import { GraphQLError } from "graphql";
+import type { EventKind, FleetEvent, PayloadOf, Usage } from "../fleet/events.js";
+import { builder } from "./builder.js";
+import { AgentStatusEnum, HealthStateEnum, statusValue } from "./enums.js";
+
+/** A position in the event log, decoded from an opaque cursor. */
+export interface EventPosition {
+  globalId: number;
+  seq: number;
+  streamKey: string;
+}
+
+/** Encode the opaque cursor of an event. */
+export function encodeCursor(e: Pick<FleetEvent, "globalId" | "seq" | "streamKey">): string {
+  return Buffer.from(`v1:${e.globalId ?? 0}:${e.seq}:${e.streamKey}`, "utf8").toString("base64url");
+}
+
+/**
+ * Decode an opaque cursor.
+ * @throws GraphQLError (BAD_USER_INPUT) for anything that is not a cursor this server issued.
+ */
+export function decodeCursor(cursor: string): EventPosition {
+  const m = /^v1:(\d+):(\d+):(.+)$/s.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!m) throw new GraphQLError("invalid cursor", { extensions: { code: "BAD_USER_INPUT" } });
+  return { globalId: Number(m[1]), seq: Number(m[2]), streamKey: m[3]! };
+}
+
+/** An item of an event stream: a stored event, or the signal that the subscriber fell behind. */
+export type EventItem = FleetEvent | GapItem;
+
+/** Subscriber fell behind live delivery; missed events are refilled from the store right after. */
+export interface GapItem {
+  kind: "gap";
+  streamKey: string;
+  /** Position after which events are refilled (seq for agent streams, globalId for wider scopes). */
+  afterPosition: number;
+  reason: string;
+  tsMs: number;
+  workspace: string;
+  agentId: string;
+}
+
+const TYPE_OF_KIND: Record<EventKind, string> = {
+  agent_spawned: "AgentSpawnedEvent",
+  agent_discovered: "AgentDiscoveredEvent",
+  status_changed: "StatusChangedEvent",
+  agent_gone: "AgentGoneEvent",
+  workspace_health: "WorkspaceHealthEvent",
+  turn_started: "TurnStartedEvent",
+  output: "OutputEvent",
+  tool_started: "ToolStartedEvent",
+  tool_finished: "ToolFinishedEvent",
+  turn_completed: "TurnCompletedEvent",
+  agent_finished: "AgentFinishedEvent",
+  input_sent: "InputSentEvent",
+  input_ended: "InputEndedEvent",
+  ingest_gap: "IngestGapEvent",
+  store_persist_failed: "StorePersistFailedEvent",
+};
+
+export const EventKindEnum = builder.enumType("EventKind", {
+  description: "Kinds of fleet events.",
+  values: Object.fromEntries(Object.keys(TYPE_OF_KIND).map((k) => [k.toUpperCase(), { value: k }])) as Record<
+    string,
+    { value: EventKind }
+  >,
+});
+
+/** The FleetEvent interface. */
+export const FleetEventRef = builder.interfaceRef<EventItem>("FleetEvent").implement({
+  description: "One event of the fleet's durable history (or, for Gap, a delivery signal).",
+  resolveType: (e) => (e.kind === "gap" ? "Gap" : TYPE_OF_KIND[e.kind]),
+  fields: (t) => ({
+    seq: t.int({
+      description:
+        "Position in its stream (from 1, increasing, never reused); for Gap, the position refilled after.",
+      resolve: (e) => (e.kind === "gap" ? e.afterPosition : e.seq),
+    }),
+    streamKey: t.exposeString("streamKey", {
+      description: "Stream: an agent id, `workspace:<name>` or `fleet`.",
+    }),
+    ts: t.field({ type: "DateTime", description: "When it happened.", resolve: (e) => new Date(e.tsMs) }),
+    workspace: t.exposeString("workspace", { description: "Workspace name (empty for fleet-level events)." }),
+    agentId: t.string({
+      nullable: true,
+      description: "caliband agent id, or null for workspace- and fleet-level events.",
+      resolve: (e) => (e.agentId === "" ? null : e.agentId),
+    }),
+    cursor: t.string({
+      description: "Opaque cursor: resume after this event with `after:`.",
+      resolve: (e) =>
+        e.kind === "gap"
+          ? encodeCursor({ globalId: null, seq: e.afterPosition, streamKey: e.streamKey })
+          : encodeCursor(e),
+    }),
+  }),
+});
+
+type Of<K extends EventKind> = FleetEvent & { kind: K; payload: PayloadOf<K> };
+
+function eventType<K extends EventKind>(
+  kind: K,
+  description: string,
+  fields: (t: PothosFieldBuilder<Of<K>>) => Record<string, unknown>,
+): void {
+  builder.objectRef<Of<K>>(TYPE_OF_KIND[kind]).implement({
+    description,
+    interfaces: [FleetEventRef],
+    isTypeOf: (e) => (e as EventItem).kind === kind,
+    fields: fields as never,
+  });
+}
+
+// A field builder typed for one event object (what `implement({ fields })` receives).
+type PothosFieldBuilder<T> = Parameters<
+  NonNullable<Parameters<ReturnType<typeof builder.objectRef<T>>["implement"]>[0]["fields"]>
+>[0];
+
+export const TokenUsageRef = builder.objectRef<Usage>("TokenUsage").implement({
+  description: "Token counts (cache reads and writes are subsets of input).",
+  fields: (t) => ({
+    input: t.exposeInt("input", { description: "Input tokens." }),
+    output: t.exposeInt("output", { description: "Output tokens." }),
+    cacheRead: t.exposeInt("cacheRead", { description: "Input tokens read from the prompt cache." }),
+    cacheCreation: t.exposeInt("cacheCreation", { description: "Input tokens written to the prompt cache." }),
+  }),
+});
+
+eventType("agent_spawned", "Prospero spawned this agent.", (t) => ({
+  name: t.string({ description: "Agent name (label or agent-<id>).", resolve: (e) => e.payload.name }),
+  spec: t.field({
+    type: "JSON",
+    description: "SpawnSpec as caliband echoed it (protocol §2.2).",
+    resolve: (e) => e.payload.spec,
+  }),
+}));
+eventType("agent_discovered", "A poll found an agent Prospero had no record of.", (t) => ({
+  name: t.string({ description: "Agent name.", resolve: (e) => e.payload.name }),
+  status: t.field({
+    type: AgentStatusEnum,
+    description: "Status when discovered.",
+    resolve: (e) => statusValue(e.payload.status),
+  }),
+}));
+eventType("status_changed", "caliband reported a new status.", (t) => ({
+  from: t.field({
+    type: AgentStatusEnum,
+    description: "Previous status.",
+    resolve: (e) => statusValue(e.payload.from),
+  }),
+  to: t.field({
+    type: AgentStatusEnum,
+    description: "New status.",
+    resolve: (e) => statusValue(e.payload.to),
+  }),
+}));
+eventType("agent_gone", "caliband no longer lists the agent (recorded once per run).", (t) => ({
+  reason: t.string({
+    description: "`removed`, `respawned` or `vanished`.",
+    resolve: (e) => e.payload.reason,
+  }),
+  replacedBy: t.string({
+    nullable: true,
+    description: "The new run's id after a respawn.",
+    resolve: (e) => e.payload.replacedBy,
+  }),
+}));
+eventType("workspace_health", "The workspace's caliband became reachable or unreachable.", (t) => ({
+  state: t.field({ type: HealthStateEnum, description: "New state.", resolve: (e) => e.payload.state }),
+  reason: t.string({
+    nullable: true,
+    description: "Why it is unreachable.",
+    resolve: (e) => e.payload.reason,
+  }),
+}));
+eventType("turn_started", "The model started a turn (TurnStart).", (t) => ({
+  turnIndex: t.int({ description: "Turn number from 0.", resolve: (e) => e.payload.turnIndex }),
+  model: t.string({ description: "Model answering this turn.", resolve: (e) => e.payload.model }),
+  messageId: t.string({ description: "Provider message id.", resolve: (e) => e.payload.messageId }),
+}));
+eventType("output", "Assistant text or thinking (consecutive deltas of one block may be merged).", (t) => ({
+  stream: t.string({ description: "`text` or `thinking`.", resolve: (e) => e.payload.stream }),
+  text: t.string({ description: "The text.", resolve: (e) => e.payload.text }),
+  turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
+  blockIndex: t.int({
+    description: "Content block index within the turn.",
+    resolve: (e) => e.payload.blockIndex,
+  }),
+}));
+eventType("tool_started", "The model called a tool (ToolCallStart).", (t) => ({
+  toolUseId: t.string({
+    description: "Tool call id; pairs with its ToolFinishedEvent.",
+    resolve: (e) => e.payload.toolUseId,
+  }),
+  name: t.string({ description: "Tool name.", resolve: (e) => e.payload.name }),
+  turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
+}));
+eventType("tool_finished", "A tool call ended (ToolCallEnd), paired with its start by id (#106).", (t) => ({
+  toolUseId: t.string({ description: "Tool call id.", resolve: (e) => e.payload.toolUseId }),
+  name: t.string({
+    description: "Tool name from its start (empty if the start was never seen).",
+    resolve: (e) => e.payload.name,
+  }),
+  ok: t.boolean({ description: "False when the tool failed or was denied.", resolve: (e) => e.payload.ok }),
+  input: t.field({
+    type: "JSON",
+    nullable: true,
+    description: "Tool input assembled from its deltas (parsed JSON, or raw text).",
+    resolve: (e) => e.payload.input,
+  }),
+  inputRaw: t.string({
+    description: "Tool input as streamed (JSON text).",
+    resolve: (e) => e.payload.inputRaw,
+  }),
+  resultText: t.string({
+    description: "Result text (capped at 8192 characters).",
+    resolve: (e) => e.payload.resultText,
+  }),
+  truncated: t.boolean({ description: "The result text was cut.", resolve: (e) => e.payload.truncated }),
+  durationMs: t.float({
+    nullable: true,
+    description: "Observed duration, ms (null when the start was not seen).",
+    resolve: (e) => e.payload.durationMs,
+  }),
+  turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
+}));
+eventType("turn_completed", "A turn ended (TurnEnd) with its usage.", (t) => ({
+  turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
+  stopReason: t.string({
+    description: "end_turn, tool_use, max_tokens, …",
+    resolve: (e) => e.payload.stopReason,
+  }),
+  usage: t.field({
+    type: TokenUsageRef,
+    description: "Tokens of this turn.",
+    resolve: (e) => e.payload.usage,
+  }),
+  ttftMs: t.float({
+    nullable: true,
+    description: "Time to first token, ms.",
+    resolve: (e) => e.payload.ttftMs,
+  }),
+  tbtMs: t.float({
+    nullable: true,
+    description: "Mean time between tokens, ms.",
+    resolve: (e) => e.payload.tbtMs,
+  }),
+  model: t.string({ nullable: true, description: "Model of the turn.", resolve: (e) => e.payload.model }),
+  estimatedCostUsd: t.float({
+    nullable: true,
+    description: "Estimated cost in USD; null when the model's price is unknown.",
+    resolve: (e) => e.payload.estimatedCostUsd,
+  }),
+}));
+eventType("agent_finished", "The run ended (RunEnd).", (t) => ({
+  outcome: t.string({
+    description: "StopCondition name, e.g. EndOfTurn, MaxTurnsReached, ProviderError.",
+    resolve: (e) => e.payload.outcome,
+  }),
+  detail: t.string({
+    nullable: true,
+    description: "StopCondition detail (error text, limit).",
+    resolve: (e) => e.payload.detail,
+  }),
+  turns: t.int({ description: "Turns in the run.", resolve: (e) => e.payload.turns }),
+  usage: t.field({
+    type: TokenUsageRef,
+    description: "Tokens of the whole run.",
+    resolve: (e) => e.payload.usage,
+  }),
+  model: t.string({ nullable: true, description: "Model of the run.", resolve: (e) => e.payload.model }),
+  estimatedCostUsd: t.float({
+    nullable: true,
+    description: "Estimated cost in USD; null when the model's price is unknown.",
+    resolve: (e) => e.payload.estimatedCostUsd,
+  }),
+}));
+eventType("input_sent", "The operator sent a message to the interactive agent.", (t) => ({
+  text: t.string({ description: "The message.", resolve: (e) => e.payload.text }),
+}));
+eventType("input_ended", "The operator ended the agent's input (EndInput).", (t) => ({
+  ended: t.boolean({ description: "Always true.", resolve: () => true }),
+}));
+eventType("ingest_gap", "Output lines were lost before they could be read (socket-only ingest).", (t) => ({
+  missedLines: t.int({
+    nullable: true,
+    description: "Lines lost, when known.",
+    resolve: (e) => e.payload.missedLines,
+  }),
+  detail: t.string({ description: "What happened.", resolve: (e) => e.payload.detail }),
+}));
+eventType("store_persist_failed", "An event was delivered live but could not be stored (#25).", (t) => ({
+  lostSeq: t.int({ description: "Seq of the event that was not stored.", resolve: (e) => e.payload.lostSeq }),
+  detail: t.string({ description: "The store error.", resolve: (e) => e.payload.detail }),
+}));
+
+builder.objectRef<GapItem>("Gap").implement({
+  description: "The subscriber fell behind live delivery; the missed events follow, refilled from the store.",
+  interfaces: [FleetEventRef],
+  isTypeOf: (e) => (e as EventItem).kind === "gap",
+  fields: (t) => ({
+    reason: t.exposeString("reason", { description: "Why events were refilled." }),
+  }),
+});

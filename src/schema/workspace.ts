@@ -1,0 +1,200 @@
+/**
+ * `Workspace`: a registered caliband workspace with its health (from the poll loop), sources
+ * (discovered as caliband does, protocol §2.6), provider configuration (the API key only as the
+ * NAME of a gateway env var) and its agents (a connection over the run table).
+ */
+import type { WorkspaceHealth } from "../fleet/state.js";
+import type { ProviderConfig } from "../fleet/provider.js";
+import { validateProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
+import { discoverSources, type Source } from "../fleet/sources.js";
+import { aggregateUsage } from "../store/usage.js";
+import { builder } from "./builder.js";
+import { memoize } from "./context.js";
+import { AgentStatusEnum, HealthStateEnum, ProviderEnum } from "./enums.js";
+import { UsageRowRef } from "./usage.js";
+
+const SourceRef = builder.objectRef<Source>("Source").implement({
+  description: "A git checkout an agent can be spawned in (`SpawnSpec.source`, protocol §2.6).",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "Name to pass as `source` when spawning." }),
+    path: t.exposeString("path", { description: "Absolute path of the checkout." }),
+  }),
+});
+
+export const WorkspaceHealthRef = builder.objectRef<WorkspaceHealth>("WorkspaceHealth").implement({
+  description: "Health of the workspace's caliband.",
+  fields: (t) => ({
+    state: t.field({ type: HealthStateEnum, description: "Current state.", resolve: (h) => h.state }),
+    reason: t.exposeString("reason", {
+      nullable: true,
+      description: "Why it is unreachable (null when healthy).",
+    }),
+    since: t.field({ type: "DateTime", description: "When this state began.", resolve: (h) => h.since }),
+  }),
+});
+
+const EnvVarRef = builder.objectRef<{ name: string; value: string }>("EnvVar").implement({
+  description: "An environment variable given to the workspace's daemon and its agents.",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "Variable name." }),
+    value: t.exposeString("value", {
+      description: "Value (the env map is not for secrets; use apiKeyFromEnv).",
+    }),
+  }),
+});
+
+export const ProviderConfigRef = builder.objectRef<ProviderConfig>("ProviderConfig").implement({
+  description: "How the workspace's agents reach their LLM. The API key itself is never stored or returned.",
+  fields: (t) => ({
+    provider: t.field({
+      type: ProviderEnum,
+      nullable: true,
+      description:
+        "Provider passed to every spawn (SpawnSpec.provider); null = caliban's default (anthropic).",
+      resolve: (c) => c.provider,
+    }),
+    baseUrl: t.exposeString("baseUrl", {
+      nullable: true,
+      description: "Provider API base URL given to the daemon.",
+    }),
+    apiKeyFromEnv: t.exposeString("apiKeyFromEnv", {
+      nullable: true,
+      description: "NAME of the gateway environment variable that holds the API key.",
+    }),
+    env: t.field({
+      type: [EnvVarRef],
+      description: "Extra environment for the daemon, sorted by name.",
+      resolve: (c) =>
+        Object.entries(c.env)
+          .sort()
+          .map(([name, value]) => ({ name, value })),
+    }),
+    model: t.exposeString("model", {
+      nullable: true,
+      description: "Default model for spawns that name none.",
+    }),
+  }),
+});
+
+/** Parse a stored config column set into a ProviderConfig (tolerating legacy rows). */
+function configOf(row: {
+  provider: string | null;
+  baseUrl: string | null;
+  apiKeyFromEnv: string | null;
+  env: unknown;
+  model: string | null;
+}): ProviderConfig {
+  try {
+    return validateProviderConfig({ ...row, env: (row.env ?? {}) as Record<string, string> });
+  } catch {
+    return {
+      provider: null,
+      baseUrl: row.baseUrl,
+      apiKeyFromEnv: row.apiKeyFromEnv,
+      env: {},
+      model: row.model,
+    };
+  }
+}
+
+builder.prismaObject("Workspace", {
+  description: "A caliband workspace: one canonical root, one daemon, many agents.",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "Unique name." }),
+    root: t.exposeString("root", {
+      description: "Canonical (realpath) root; hashed for the control socket (protocol §1.1).",
+    }),
+    registered: t.boolean({
+      description: "False once the workspace was unregistered (its runs stay in history).",
+      resolve: (w) => w.removedAt === null,
+    }),
+    registeredAt: t.field({
+      type: "DateTime",
+      description: "When it was (last) registered.",
+      resolve: (w) => w.createdAt,
+    }),
+    sources: t.field({
+      type: [SourceRef],
+      description: "Checkouts agents can be spawned in, discovered now as caliband does (protocol §2.6).",
+      resolve: (w) => discoverSources(w.root),
+    }),
+    health: t.field({
+      type: WorkspaceHealthRef,
+      description: "Health of its caliband from the poll loop.",
+      resolve: (w, _a, ctx) => ctx.fleet.state.healthOf(w.name),
+    }),
+    config: t.field({
+      type: ProviderConfigRef,
+      description: "Provider configuration in effect.",
+      resolve: (w) => configOf(w),
+    }),
+    pendingConfig: t.field({
+      type: ProviderConfigRef,
+      nullable: true,
+      description: "A configuration change waiting for live agents to end (needs a daemon restart), or null.",
+      resolve: (w) =>
+        w.pendingConfig ? validateProviderConfig(w.pendingConfig as ProviderConfigInput) : null,
+    }),
+    agents: t.relatedConnection(
+      "agents",
+      {
+        cursor: "id",
+        description:
+          "Runs of this workspace, newest first (history included), optionally filtered by status.",
+        args: {
+          status: t.arg({ type: [AgentStatusEnum], required: false, description: "Only these statuses." }),
+          includeGone: t.arg.boolean({
+            required: false,
+            description: "Include runs caliband no longer lists (removed, respawned). Default false.",
+          }),
+        },
+        query: (args) => ({
+          where: {
+            ...(args.status ? { status: { in: [...args.status] } } : {}),
+            ...(args.includeGone ? {} : { goneAt: null }),
+          },
+          orderBy: [{ startedAt: "desc" }, { id: "asc" }],
+        }),
+      },
+      { name: "WorkspaceAgentConnection", description: "A page of a workspace's agent runs." },
+      { name: "WorkspaceAgentEdge", description: "An agent run and its cursor." },
+    ),
+    usage: t.field({
+      type: UsageRowRef,
+      description:
+        "Token usage, estimated cost (USD) and outcomes in [since, until) (default: the last 7 days).",
+      args: {
+        since: t.arg({ type: "DateTime", required: false, description: "Window start (inclusive)." }),
+        until: t.arg({
+          type: "DateTime",
+          required: false,
+          description: "Window end (exclusive); default now.",
+        }),
+      },
+      resolve: async (w, args, ctx) => {
+        // Default window ends at the operation's start, so every workspace shares one aggregation.
+        const until = args.until ?? (await memoize(ctx, "now", () => Promise.resolve(new Date())));
+        const since = args.since ?? new Date(until.getTime() - 7 * 86_400_000);
+        // One aggregation for every workspace of the operation (no N+1).
+        const rows = await memoize(ctx, `usage:${since.getTime()}:${until.getTime()}`, () =>
+          aggregateUsage(ctx.prisma, { since, until, groupBy: ["workspace"] }),
+        );
+        return (
+          rows.find((r) => r.workspace === w.name) ?? {
+            workspace: w.name,
+            model: null,
+            day: null,
+            inputTokens: 0,
+            outputTokens: 0,
+            cacheReadTokens: 0,
+            cacheCreationTokens: 0,
+            estimatedCostUsd: 0,
+            unpricedTurns: 0,
+            turns: 0,
+            outcomes: { done: 0, failed: 0, killed: 0, crashed: 0 },
+          }
+        );
+      },
+    }),
+  }),
+});
