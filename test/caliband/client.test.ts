@@ -1,6 +1,6 @@
 // CalibandClient, per-agent streams and inbound frames against the FakeCaliband test double, over
 // a Unix socket and over TCP + TLS + bearer token (caliband-protocol.md §1, §3, §6).
-import { readFileSync } from "node:fs";
+import { readFixture } from "../support/fixtures.js";
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
@@ -15,7 +15,7 @@ import { makeTempWorkspace, type TempWorkspace } from "../support/temp-workspace
 import { makeTestTls, type TestTls } from "../support/tls.js";
 
 const TOKEN = "test-token-0123456789";
-const RECORDED_RUN_TYPES = readFileSync("/work/shared/fixtures/caliband/agent-basic.out.ndjson", "utf8")
+const RECORDED_RUN_TYPES = readFixture("agent-basic.out.ndjson")
   .split("\n")
   .filter((l) => l !== "")
   .map((l) => (JSON.parse(l) as { type: string }).type);

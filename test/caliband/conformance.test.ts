@@ -12,22 +12,11 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectWhenBound, LineClient, request, waitForStatus } from "../support/caliband-client.js";
 import { FakeCaliband } from "../support/fake-caliband.js";
+import { FIXTURES_DIR } from "../support/fixtures.js";
 import { git, makeTempWorkspace, type TempWorkspace } from "../support/temp-workspace.js";
 import { type Endpoint, recordJson } from "../support/wire-format.js";
 
-/** Fixture directory: $CALIBAND_FIXTURES, else test/fixtures/caliband, else ../shared/fixtures/caliband. */
-function fixtureDir(): string {
-  const repo = path.resolve(import.meta.dirname, "../..");
-  const candidates = [
-    process.env.CALIBAND_FIXTURES,
-    path.join(repo, "test/fixtures/caliband"),
-    path.resolve(repo, "../shared/fixtures/caliband"),
-  ];
-  for (const c of candidates) if (c !== undefined && fs.existsSync(path.join(c, "README.md"))) return c;
-  throw new Error(`caliband fixtures not found (tried ${candidates.join(", ")})`);
-}
-
-const FIX = fixtureDir();
+const FIX = FIXTURES_DIR;
 const fixture = (name: string): string => fs.readFileSync(path.join(FIX, name), "utf8");
 const fixtureLines = (name: string): string[] =>
   fixture(name)

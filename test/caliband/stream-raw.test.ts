@@ -1,6 +1,6 @@
 // Per-agent stream reader and inbound writer against hand-written worker endpoints
 // (caliband-protocol.md §1.7, §3.1–3.5, §9 #77). The faithful double is covered in client.test.ts.
-import { readFileSync } from "node:fs";
+import { readFixture } from "../support/fixtures.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -17,7 +17,7 @@ import {
 } from "../../src/caliband/stream.js";
 import type { Endpoint } from "../../src/caliband/wire.js";
 
-const RUN = readFileSync("/work/shared/fixtures/caliband/agent-basic.out.ndjson", "utf8")
+const RUN = readFixture("agent-basic.out.ndjson")
   .split("\n")
   .filter((l) => l !== "");
 

@@ -1,5 +1,6 @@
 // Wire schemas against the transcripts recorded from the real daemon (../fixtures/caliband) and
 // the tolerance rules of caliband-protocol.md §7.
+import { FIXTURES_DIR } from "../support/fixtures.js";
 import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 
@@ -22,7 +23,7 @@ import {
   type TurnEvent,
 } from "../../src/caliband/wire.js";
 
-const FIXTURES = "/work/shared/fixtures/caliband";
+const FIXTURES = FIXTURES_DIR;
 
 function lines(file: string): string[] {
   return readFileSync(path.join(FIXTURES, file), "utf8")

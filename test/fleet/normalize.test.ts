@@ -1,7 +1,8 @@
 // TurnEvent → fleet event normalization (src/fleet/normalize.ts) against the recorded per-agent
-// streams (/work/shared/fixtures/caliband) and caliband-protocol.md §3.3–3.6: a golden table per
+// streams (fixtures/caliband) and caliband-protocol.md §3.3–3.6: a golden table per
 // stream, tool pairing (#106), input assembly, coalescing, resumability across calls and gateway
 // restarts, tolerance of garbage (#46), RunEnd outcomes and cost estimates.
+import { FIXTURES_DIR } from "../support/fixtures.js";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 
@@ -24,7 +25,7 @@ import {
 } from "../../src/fleet/normalize.js";
 import { DEFAULT_PRICES } from "../../src/fleet/pricing.js";
 
-const FIXTURES = "/work/shared/fixtures/caliband";
+const FIXTURES = FIXTURES_DIR;
 const T0 = 1_000;
 const STEP = 100;
 
