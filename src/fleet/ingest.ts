@@ -31,6 +31,9 @@ import {
 } from "./normalize.js";
 import type { PriceTable } from "./pricing.js";
 
+/** Frame rows per INSERT statement (4 parameters each; SQLite allows 32766 per statement). */
+const FRAME_ROWS_PER_INSERT = 500;
+
 /** The worker's replay window (protocol §3.2): at most this many lines are re-sent on connect. */
 export const REPLAY_WINDOW = 1024;
 
@@ -243,28 +246,33 @@ export class IngestTask {
     const state: StoredState = { normalizer: next.normalizer, costUsd: next.costUsd };
     const firstLine = this.cursor.lineCount;
     const extra = (db: PrismaClient): PendingOp[] => {
+      // Parameterized SQL on the hot path (see EventStore.append on Prisma's per-create memory).
       const ops: PendingOp[] = [];
-      if (lines.length > 0) {
+      for (let i = 0; i < lines.length; i += FRAME_ROWS_PER_INSERT) {
+        const chunk = lines.slice(i, i + FRAME_ROWS_PER_INSERT);
         ops.push(
-          db.frame.createMany({
-            data: lines.map((text, i) => ({ agentId, line: firstLine + i, text, ts: new Date(ts) })),
-          }),
+          db.$executeRawUnsafe(
+            `INSERT INTO "Frame" ("agentId", "line", "text", "ts") VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
+            ...chunk.flatMap((text, j) => [agentId, firstLine + i + j, text, ts]),
+          ),
         );
       }
-      const cursorData = {
-        workspace,
-        mode: next.mode,
-        byteOffset: next.byteOffset,
-        lineCount: next.lineCount,
-        state: state as unknown as Prisma.InputJsonValue,
-        finished: next.finished,
-      };
       ops.push(
-        db.ingestCursor.upsert({
-          where: { agentId },
-          create: { agentId, ...cursorData },
-          update: cursorData,
-        }),
+        db.$executeRawUnsafe(
+          `INSERT INTO "IngestCursor" ("agentId", "workspace", "mode", "byteOffset", "lineCount", "state", "finished", "updatedAt")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT("agentId") DO UPDATE SET "workspace" = excluded."workspace", "mode" = excluded."mode",
+             "byteOffset" = excluded."byteOffset", "lineCount" = excluded."lineCount", "state" = excluded."state",
+             "finished" = excluded."finished", "updatedAt" = excluded."updatedAt"`,
+          agentId,
+          workspace,
+          next.mode,
+          next.byteOffset,
+          next.lineCount,
+          JSON.stringify(state),
+          next.finished ? 1 : 0,
+          ts,
+        ),
       );
       if (totals) ops.push(db.agent.updateMany({ where: { id: agentId }, data: totals }));
       return ops;
