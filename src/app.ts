@@ -14,6 +14,7 @@ import { startRetention } from "./store/retention.js";
 import { startGateway, type Gateway } from "./server/gateway.js";
 import type { Readiness } from "./server/readiness.js";
 import type { GraphQLServices } from "./schema/context.js";
+import { SIMULATOR_BIN, prepareDemo, startDemoFleet, type DemoEnvironment } from "./demo.js";
 
 /** A running gateway process. */
 export interface App {
@@ -33,10 +34,20 @@ export interface App {
  * @throws Error with the OS reason when the HTTP address cannot be bound.
  */
 export async function startApp(
-  config: Config,
+  requested: Config,
   logger: Logger,
   opts: { isDev?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): Promise<App> {
+  // Demo mode: everything in a temp dir, daemons from the built-in simulator (src/demo.ts).
+  let demo: DemoEnvironment | null = null;
+  let config = requested;
+  let env = opts.env ?? process.env;
+  if (requested.demo) {
+    demo = prepareDemo(env);
+    config = { ...requested, dataDir: demo.dataDir, calibandBin: SIMULATOR_BIN, autostart: true };
+    env = demo.env;
+    logger.info({ dir: demo.dir }, "demo mode: temporary workspace and caliband simulator");
+  }
   let db: OpenedDatabase | null = null;
   let fleet: Fleet | null = null;
   let services: GraphQLServices | null = null;
@@ -65,6 +76,7 @@ export async function startApp(
     db = await openDatabase(config.dataDir);
   } catch (err) {
     await gateway.close(0);
+    demo?.cleanup();
     throw err;
   }
   logger.info(
@@ -83,12 +95,13 @@ export async function startApp(
     dataDir: config.dataDir,
     calibandBin: config.calibandBin,
     autostart: config.autostart,
-    env: opts.env ?? process.env,
+    env,
   });
   await fleet.start();
   services = { prisma: db.prisma, fleet, store, bus };
   const stopRetention = startRetention(store, config.retentionDays, logger.child({ module: "retention" }));
   migrationsApplied = true;
+  const stopDemo = demo ? await startDemoFleet(fleet, demo, logger.child({ module: "demo" })) : null;
   const opened = db;
   const theFleet = fleet;
   let stopping: Promise<void> | null = null;
@@ -104,9 +117,16 @@ export async function startApp(
         logger.info("shutting down: draining requests");
         await gateway.close();
         await stopRetention();
+        stopDemo?.();
+        if (demo) {
+          // The simulator was started for this demo: stop it (its agents end with it).
+          const ws = theFleet.registry.find("demo");
+          if (ws) await (await theFleet.daemons.client(ws).catch(() => null))?.shutdown().catch(() => {});
+        }
         await theFleet.stop();
         await writer.close();
         await opened.close();
+        demo?.cleanup();
         logger.info("stopped");
       })();
       return stopping;

@@ -1,0 +1,136 @@
+/**
+ * Demo mode (`prospero serve --demo`): a living fleet with no Caliban installed. It creates a
+ * temporary git workspace, points the gateway at the built-in caliband simulator (the test
+ * double from test/support, run as a real daemon process on its own socket, autostarted through
+ * the normal discovery path), registers the workspace and keeps a few scripted agents running.
+ * Everything lives in one temp directory that is removed on shutdown. Without `--demo` the gateway
+ * drives real calibands.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "./log.js";
+import type { Fleet } from "./fleet/fleet.js";
+import { StartupError } from "./errors.js";
+
+/** Path of the caliband simulator executable shipped with the repository. */
+export const SIMULATOR_BIN = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../test/support/bin/caliband-sim",
+);
+
+/** Pause between the simulator's scripted frames in demo mode, ms (so runs are visible). */
+export const DEMO_FRAME_DELAY_MS = 120;
+
+/** Interval between new demo agents, ms. */
+export const DEMO_SPAWN_EVERY_MS = 20_000;
+
+/** A prepared demo environment. */
+export interface DemoEnvironment {
+  /** Temp directory holding everything (removed by `cleanup`). */
+  dir: string;
+  /** The demo workspace root (a git checkout). */
+  root: string;
+  /** Data dir for the gateway's database. */
+  dataDir: string;
+  /** Environment for the gateway: runtime dir for the simulator's sockets, frame pacing. */
+  env: NodeJS.ProcessEnv;
+  cleanup(): void;
+}
+
+function git(cwd: string, args: string[]): void {
+  execFileSync(
+    "git",
+    [
+      "-c",
+      "user.email=demo@prospero.invalid",
+      "-c",
+      "user.name=Prospero demo",
+      "-c",
+      "commit.gpgsign=false",
+      ...args,
+    ],
+    {
+      cwd,
+      stdio: "ignore",
+    },
+  );
+}
+
+/**
+ * Create the temp workspace (a git checkout with a README and a small source tree).
+ * @throws StartupError when git is not installed or the temp dir cannot be written.
+ */
+export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvironment {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prospero-demo-"));
+  const root = path.join(dir, "demo-repo");
+  try {
+    fs.mkdirSync(path.join(root, "src"), { recursive: true });
+    fs.writeFileSync(
+      path.join(root, "README.md"),
+      "# demo-repo\n\nA scratch repository for the Prospero demo fleet.\n",
+    );
+    fs.writeFileSync(path.join(root, "src", "net.rs"), 'fn main() {\n    println!("flaky");\n}\n');
+    git(root, ["-c", "init.defaultBranch=main", "init", "-q"]);
+    git(root, ["add", "."]);
+    git(root, ["commit", "-q", "-m", "demo"]);
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new StartupError(`demo mode needs git to create its workspace: ${(err as Error).message}`);
+  }
+  if (!fs.existsSync(SIMULATOR_BIN)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new StartupError(
+      `demo mode needs the caliband simulator at ${SIMULATOR_BIN} (run from a full checkout)`,
+    );
+  }
+  return {
+    dir,
+    root,
+    dataDir: path.join(dir, "data"),
+    env: {
+      ...baseEnv,
+      CALIBAN_DAEMON_RUNTIME_DIR: path.join(dir, "run"),
+      CALIBAN_SIM_FRAME_DELAY_MS: String(DEMO_FRAME_DELAY_MS),
+    },
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+const SCRIPTED: { prompt: string; label: string; interactive?: boolean }[] = [
+  { prompt: "Read README.md and summarize it.", label: "summarize-readme" },
+  { prompt: "Hunt the flaky test in src/net.rs. fake:hold=45000", label: "flaky-hunter" },
+  { prompt: "Say hi, then wait for my instructions.", label: "pair-programmer", interactive: true },
+];
+
+/**
+ * Register the demo workspace and keep agents coming: the scripted three at once, then a short run
+ * every {@link DEMO_SPAWN_EVERY_MS}. Returns a function that stops spawning.
+ */
+export async function startDemoFleet(fleet: Fleet, demo: DemoEnvironment, log: Logger): Promise<() => void> {
+  await fleet.addWorkspace({ name: "demo", root: demo.root });
+  for (const s of SCRIPTED) {
+    try {
+      await fleet.lifecycle.spawn({
+        workspace: "demo",
+        prompt: s.prompt,
+        label: s.label,
+        interactive: s.interactive ?? false,
+      });
+    } catch (err) {
+      log.warn({ err }, "demo: could not spawn a scripted agent");
+    }
+  }
+  let n = 0;
+  const timer = setInterval(() => {
+    n++;
+    fleet.lifecycle
+      .spawn({ workspace: "demo", prompt: `Review change #${n} fake:delay=500`, label: `review-${n}` })
+      .catch((err: unknown) => log.warn({ err }, "demo: could not spawn"));
+  }, DEMO_SPAWN_EVERY_MS);
+  timer.unref();
+  log.info({ workspace: demo.root }, "demo fleet running (caliband simulator; no Caliban installed needed)");
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,57 @@
+import fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServe, waitForStatus, type ServeProcess } from "../helpers/serve-process.js";
+import { waitFor } from "../helpers/fleet-harness.js";
+
+let p: ServeProcess | undefined;
+afterEach(async () => {
+  if (p && p.child.exitCode === null && p.child.signalCode === null) {
+    p.child.kill("SIGKILL");
+    await p.exited;
+  }
+  p = undefined;
+});
+
+async function gql<T>(url: string, query: string): Promise<T> {
+  const res = await fetch(`${url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query }),
+  });
+  return ((await res.json()) as { data: T }).data;
+}
+
+describe("prospero serve --demo", () => {
+  it("runs a living fleet on the caliband simulator and cleans up after itself", async () => {
+    p = await startServe(["--demo"]);
+    await waitForStatus(`${p.url}/readyz`, 200);
+    const dir = /"dir":"([^"]+)"/.exec(p.stderr())?.[1];
+    expect(dir && fs.existsSync(dir)).toBeTruthy();
+    type Agents = {
+      workspaces: {
+        name: string;
+        health: { state: string };
+        agents: { edges: { node: { name: string; status: string } }[] };
+      }[];
+    };
+    const data = await waitFor(
+      async () => {
+        const d = await gql<Agents>(
+          p!.url,
+          `{ workspaces { name health { state } agents { edges { node { name status } } } } }`,
+        );
+        const names = d.workspaces[0]?.agents.edges.map((e) => e.node.name) ?? [];
+        return names.length >= 3 ? d : undefined;
+      },
+      20_000,
+      "demo agents",
+    );
+    expect(data.workspaces[0]).toMatchObject({ name: "demo", health: { state: "HEALTHY" } });
+    expect(data.workspaces[0]!.agents.edges.map((e) => e.node.name).sort()).toEqual(
+      expect.arrayContaining(["flaky-hunter", "pair-programmer", "summarize-readme"]),
+    );
+    p.child.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+    expect(fs.existsSync(dir!)).toBe(false);
+  });
+});
