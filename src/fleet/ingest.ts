@@ -80,17 +80,22 @@ interface StoredState {
   costUsd: number | null;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** Sleep `ms`, or less when `signal` aborts; never leaves a listener behind on the signal. */
+export const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    if (signal?.aborted) {
+      resolve();
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 
 /** Ingests one agent until stopped or finished. Create with {@link IngestTask.start}. */
@@ -352,7 +357,7 @@ export class IngestTask {
       if (!progressed) {
         await new Promise<void>((resolve) => {
           this.wakeUp = resolve;
-          void sleep(tail, this.abort.signal).then(resolve);
+          void abortableSleep(tail, this.abort.signal).then(resolve);
         });
         this.wakeUp = null;
       }
@@ -382,7 +387,7 @@ export class IngestTask {
         if (connected) this.deps.metrics.active_attaches--;
       }
       this.wakeUp?.();
-      await sleep(backoff, this.abort.signal);
+      await abortableSleep(backoff, this.abort.signal);
       backoff = Math.min(backoff * 2, 5_000);
     }
   }
@@ -488,7 +493,7 @@ export class IngestTask {
       if (connected) decide();
       while (flushing) await flushing;
       if (this.finishing && connected) break;
-      await sleep(backoff, this.abort.signal);
+      await abortableSleep(backoff, this.abort.signal);
       backoff = Math.min(backoff * 2, 5_000);
       if (this.finishing) break;
     }
@@ -502,7 +507,7 @@ export class IngestTask {
     let delay = 50;
     while (!(await this.commit(lines, this.cursor.byteOffset, extra))) {
       if (this.stopped && !this.finishing) return;
-      await sleep(delay);
+      await abortableSleep(delay);
       delay = Math.min(delay * 2, 2_000);
     }
   }
@@ -523,7 +528,7 @@ export class IngestTask {
       if (this.cursor.mode === "socket") {
         this.finishing = true;
         const done = this.loop;
-        const timer = sleep(timeoutMs).then(() => "timeout" as const);
+        const timer = abortableSleep(timeoutMs).then(() => "timeout" as const);
         if ((await Promise.race([done.then(() => "done" as const), timer])) === "timeout") {
           this.log.warn({ timeoutMs }, "socket did not end before finish deadline");
         }
@@ -557,7 +562,7 @@ export class IngestTask {
       while (Date.now() < deadline) {
         const progressed = await this.readFileOnce(true);
         if (!progressed && (await this.fileLag()) === 0) break;
-        if (!progressed) await sleep(50);
+        if (!progressed) await abortableSleep(50);
       }
       await this.commitFinished();
     })();
@@ -568,7 +573,7 @@ export class IngestTask {
     let delay = 50;
     for (let i = 0; i < 20; i++) {
       if (await this.commit([], this.cursor.byteOffset, events, true)) return;
-      await sleep(delay);
+      await abortableSleep(delay);
       delay = Math.min(delay * 2, 2_000);
     }
   }

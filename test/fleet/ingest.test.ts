@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { IngestTask, REPLAY_WINDOW } from "../../src/fleet/ingest.js";
+import { IngestTask, REPLAY_WINDOW, abortableSleep } from "../../src/fleet/ingest.js";
 import {
   startDaemon,
   startFleet,
@@ -89,6 +89,18 @@ async function finished(h: FleetHarness, agentId: string): Promise<void> {
     `ingest of ${agentId} finished`,
   );
 }
+
+describe("abortableSleep", () => {
+  it("leaves no abort listener behind, however many times a long-lived signal is used", async () => {
+    const { EventEmitter } = await import("node:events");
+    const ctrl = new AbortController();
+    for (let i = 0; i < 50; i++) await abortableSleep(0, ctrl.signal);
+    expect(EventEmitter.getEventListeners(ctrl.signal, "abort")).toHaveLength(0);
+    const pending = abortableSleep(60_000, ctrl.signal);
+    ctrl.abort();
+    await pending; // resolves at once on abort
+  });
+});
 
 describe("alignReplay (socket-only overlap detection, protocol §3.2)", () => {
   const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `L${from + i}`);
