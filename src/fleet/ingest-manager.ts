@@ -50,6 +50,16 @@ export class IngestManager {
     return t ? (await t).lineCount : undefined;
   }
 
+  /** Bytes workers wrote to stdout.ndjson that are not ingested yet, summed over running tasks. */
+  async lagBytes(): Promise<number> {
+    let total = 0;
+    for (const p of this.tasks.values()) {
+      const t = await p.catch(() => null);
+      if (t && !t.isFinished) total += t.lagBytes;
+    }
+    return total;
+  }
+
   /** Stop every task without finishing (shutdown; cursors resume next start). */
   async stopAll(): Promise<void> {
     this.closed = true;

@@ -137,6 +137,9 @@ export class IngestTask {
     return this.cursor.lineCount;
   }
 
+  /** Bytes of stdout.ndjson not yet ingested at the last read (file mode; 0 otherwise). */
+  lagBytes = 0;
+
   private get file(): string {
     return path.join(this.target.sessionDir, "stdout.ndjson");
   }
@@ -319,6 +322,7 @@ export class IngestTask {
     try {
       const size = (await fh.stat()).size;
       const offset = this.cursor.byteOffset;
+      this.lagBytes = Math.max(0, size - offset);
       if (size <= offset) return false;
       const buf = Buffer.alloc(size - offset);
       const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
@@ -335,7 +339,9 @@ export class IngestTask {
         consumed = lastNl + 1;
       }
       const lines = body.toString("utf8").split("\n");
-      return await this.commit(lines, offset + consumed);
+      const committed = await this.commit(lines, offset + consumed);
+      if (committed) this.lagBytes = Math.max(0, size - (offset + consumed));
+      return committed;
     } finally {
       await fh.close();
     }

@@ -1,5 +1,6 @@
 /**
- * Fleet counters and gauges (process-local). Served by the GraphQL `metrics` field; names follow
+ * Fleet counters and gauges (process-local; ingest lag is computed on demand by
+ * `IngestManager.lagBytes`). Served by the GraphQL `metrics` field; names follow
  * Prometheus conventions (`_total` counters) so a `/metrics` exporter can map them one to one.
  */
 
@@ -21,8 +22,6 @@ export interface FleetMetrics {
   ingest_commit_failures_total: number;
   /** Per-agent stream connections open now (gauge). */
   active_attaches: number;
-  /** Bytes of stdout.ndjson written by workers but not yet ingested, summed over agents (gauge). */
-  ingest_lag_bytes: number;
 }
 
 /** Fresh zeroed metrics. */
@@ -36,6 +35,5 @@ export function newFleetMetrics(): FleetMetrics {
     ingest_gaps_total: 0,
     ingest_commit_failures_total: 0,
     active_attaches: 0,
-    ingest_lag_bytes: 0,
   };
 }

@@ -34,6 +34,8 @@ const FleetRef = builder.objectRef<FleetRoot>("Fleet").implement({
 
 /** Process metrics of the gateway (Prometheus-style names; counters are totals since start). */
 interface MetricsView extends FleetMetrics {
+  /** Bytes of stdout.ndjson written by workers but not yet ingested, summed over agents (gauge). */
+  ingest_lag_bytes: number;
   events_appended_total: number;
   append_failures_total: number;
   bus_subscribers: number;
@@ -230,8 +232,9 @@ builder.queryFields((t) => ({
   metrics: t.field({
     type: MetricsRef,
     description: "Gateway counters and gauges.",
-    resolve: (_root, _args, ctx) => ({
+    resolve: async (_root, _args, ctx) => ({
       ...ctx.fleet.metrics,
+      ingest_lag_bytes: await ctx.fleet.ingest.lagBytes(),
       events_appended_total: ctx.store.stats.appended,
       append_failures_total: ctx.store.stats.appendFailures,
       bus_subscribers: ctx.bus.listenerCount(),

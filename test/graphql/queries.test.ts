@@ -147,3 +147,69 @@ describe("GraphQL queries", () => {
     expect(ops).toBeLessThanOrEqual(4);
   });
 });
+
+describe("robustness", () => {
+  it("rejects over-deep and over-aliased queries, and request bodies over the limit", async () => {
+    h = await startAppHarness({ register: false });
+    const deep = `{ workspaces { agents { edges { node { workspace { agents { edges { node { workspace { agents { edges { node { workspace { name } } } } } } } } } } } } } }`;
+    const d = await h.gql(deep);
+    expect(d.errors?.[0]?.message).toMatch(/depth/i);
+    const aliases = `{ ${Array.from({ length: 40 }, (_, i) => `a${i}: version`).join(" ")} }`;
+    expect((await h.gql(aliases)).errors?.[0]?.message).toMatch(/alias/i);
+    const big = await fetch(`${h.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: `{ version }`, variables: { pad: "x".repeat(2 * 1024 * 1024) } }),
+    });
+    expect(big.status).toBe(413);
+    // The server is still fine.
+    expect((await h.gql<{ version: string }>(`{ version }`)).data?.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("masks unexpected errors outside development, but keeps typed errors' messages and codes", async () => {
+    h = await startAppHarness({ register: false });
+    const { startGateway } = await import("../../src/server/gateway.js");
+    const { silentLogger } = await import("../../src/log.js");
+    const app = h.app;
+    // A store whose agent lookups fail with an internal error a client must never see.
+    const broken = app.db.prisma.$extends({
+      query: {
+        agent: {
+          findUnique() {
+            throw new Error("SQLITE_CORRUPT: secret internal detail");
+          },
+        },
+      },
+    }) as unknown as typeof app.db.prisma;
+    const gw = await startGateway("127.0.0.1", 0, {
+      logger: silentLogger,
+      readiness: () => ({
+        ready: true,
+        migrationsApplied: true,
+        storeWritable: true,
+        workspacesTotal: 0,
+        workspacesHealthy: 0,
+        workspacesUnreachable: 0,
+      }),
+      context: () => ({ prisma: broken, fleet: app.fleet, store: app.store, bus: app.bus }),
+      isDev: false,
+    });
+    try {
+      const post = async (query: string) => {
+        const r = await fetch(`${gw.url}/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query }),
+        });
+        return (await r.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+      };
+      const typed = await post(`{ events(workspace: "w", after: "garbage") { nodes { seq } } }`);
+      expect(typed.errors?.[0]?.message).toBe("invalid cursor");
+      const failed = await post(`{ events(agentId: "000000000000") { nodes { seq } } }`);
+      expect(failed.errors?.[0]?.message).toBe("Unexpected error.");
+      expect(JSON.stringify(failed)).not.toMatch(/SQLITE|secret|stack/i);
+    } finally {
+      await gw.close();
+    }
+  });
+});
