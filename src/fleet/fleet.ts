@@ -22,6 +22,7 @@ import {
   type ProviderConfigInput,
 } from "./provider.js";
 import { Recorder } from "./recorder.js";
+import { InFlight } from "./inflight.js";
 import { WorkspaceRegistry, type Workspace } from "./registry.js";
 import { FleetState } from "./state.js";
 
@@ -81,10 +82,7 @@ export class Fleet {
       forceSocket: opts.forceSocketIngest ?? false,
       tailIntervalMs: opts.tailIntervalMs ?? 100,
     });
-    const recentSpawns = new Map<string, number>();
-    const recentRemovals = new Map<string, number>();
-    const pendingSpawns = new Set<string>();
-    const pendingRemovals = new Set<string>();
+    const inflight = new InFlight();
     this.lifecycle = new Lifecycle({
       registry: this.registry,
       daemons: this.daemons,
@@ -92,10 +90,7 @@ export class Fleet {
       recorder: this.recorder,
       ingest: this.ingest,
       locks: this.locks,
-      recentSpawns,
-      recentRemovals,
-      pendingSpawns,
-      pendingRemovals,
+      inflight,
       log: this.log,
       env: opts.env,
     });
@@ -110,10 +105,7 @@ export class Fleet {
       log: this.log,
       intervalMs: opts.pollIntervalMs,
       ...(opts.listDeadlineMs !== undefined ? { listDeadlineMs: opts.listDeadlineMs } : {}),
-      recentSpawns,
-      recentRemovals,
-      pendingSpawns,
-      pendingRemovals,
+      inflight,
       onQuiescent: (ws) => this.applyPendingConfig(ws),
     });
   }

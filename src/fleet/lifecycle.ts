@@ -19,6 +19,7 @@ import type { Logger } from "../log.js";
 import type { DaemonPool } from "./daemons.js";
 import { InvalidState, NotFound, ValidationFailed } from "./errors.js";
 import type { IngestManager } from "./ingest-manager.js";
+import type { InFlight } from "./inflight.js";
 import { ingestTargetOf, type WorkspaceLocks } from "./poller.js";
 import { daemonEnvOverlay } from "./provider.js";
 import { Recorder } from "./recorder.js";
@@ -65,10 +66,8 @@ export interface LifecycleDeps {
   recorder: Recorder;
   ingest: IngestManager;
   locks: WorkspaceLocks;
-  recentSpawns: Map<string, number>;
-  recentRemovals: Map<string, number>;
-  pendingSpawns: Set<string>;
-  pendingRemovals: Set<string>;
+  /** Commands in flight, shared with the poller (#122, #123). */
+  inflight: InFlight;
   log: Logger;
   env?: NodeJS.ProcessEnv;
 }
@@ -132,13 +131,13 @@ export class Lifecycle {
     const spec = encodeSpawnSpec(specInput);
     const client = await this.deps.daemons.client(ws);
     const { id, endpoint } = await client.spawn(specInput);
-    this.deps.recentSpawns.set(id, Date.now());
-    this.deps.pendingSpawns.add(id);
+    this.deps.inflight.recentSpawns.set(id, Date.now());
+    this.deps.inflight.pendingSpawns.add(id);
     if (opts.clientRequestId) this.byRequestId.set(opts.clientRequestId, id);
     try {
       return await this.recordSpawn(ws.name, id, endpoint, spec);
     } finally {
-      this.deps.pendingSpawns.delete(id);
+      this.deps.inflight.pendingSpawns.delete(id);
     }
   }
 
@@ -218,17 +217,17 @@ export class Lifecycle {
     const client = await this.deps.daemons.client(ws);
     const target = ingestTargetOf(this.deps.state.agent(id) ?? a);
     if (target) await this.deps.ingest.finish(target);
-    this.deps.pendingRemovals.add(id);
+    this.deps.inflight.pendingRemovals.add(id);
     let newId: string;
     try {
       newId = await client.respawn(id);
     } catch (err) {
-      this.deps.pendingRemovals.delete(id);
+      this.deps.inflight.pendingRemovals.delete(id);
       throw err;
     }
-    this.deps.recentSpawns.set(newId, Date.now());
-    this.deps.pendingSpawns.add(newId);
-    this.deps.recentRemovals.set(id, Date.now());
+    this.deps.inflight.recentSpawns.set(newId, Date.now());
+    this.deps.inflight.pendingSpawns.add(newId);
+    this.deps.inflight.recentRemovals.set(id, Date.now());
     let view: AgentView;
     let record: AgentRecord | undefined;
     try {
@@ -242,8 +241,8 @@ export class Lifecycle {
         await this.deps.recorder.spawned(v, id);
       });
     } finally {
-      this.deps.pendingSpawns.delete(newId);
-      this.deps.pendingRemovals.delete(id);
+      this.deps.inflight.pendingSpawns.delete(newId);
+      this.deps.inflight.pendingRemovals.delete(id);
     }
     const newTarget = ingestTargetOf(view, record);
     if (newTarget && newTarget.sessionDir !== "") this.deps.ingest.ensure(newTarget);
@@ -264,7 +263,7 @@ export class Lifecycle {
     const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
     const target = ingestTargetOf(a);
     if (target && isTerminal(a.status)) await this.deps.ingest.finish(target);
-    this.deps.pendingRemovals.add(id);
+    this.deps.inflight.pendingRemovals.add(id);
     try {
       try {
         await client.rm(id, { force });
@@ -273,12 +272,12 @@ export class Lifecycle {
         // caliband already forgot it: record the removal all the same.
       }
       if (target && !isTerminal(a.status)) await this.deps.ingest.finish(target, 1_000);
-      this.deps.recentRemovals.set(id, Date.now());
+      this.deps.inflight.recentRemovals.set(id, Date.now());
       await this.deps.locks.run(a.workspace, async () => {
         if (this.deps.state.agent(id)) await this.deps.recorder.gone(a.workspace, id, "removed");
       });
     } finally {
-      this.deps.pendingRemovals.delete(id);
+      this.deps.inflight.pendingRemovals.delete(id);
     }
   }
 

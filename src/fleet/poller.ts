@@ -12,6 +12,7 @@ import type { DaemonPool } from "./daemons.js";
 import type { IngestManager } from "./ingest-manager.js";
 import type { IngestTarget } from "./ingest.js";
 import type { FleetMetrics } from "./metrics.js";
+import type { InFlight } from "./inflight.js";
 import { diffAgents, type KnownAgent } from "./reconcile.js";
 import type { Recorder } from "./recorder.js";
 import type { Workspace, WorkspaceRegistry } from "./registry.js";
@@ -59,14 +60,8 @@ export interface PollerDeps {
   intervalMs: number;
   /** Deadline of one `list`, ms (default min(5000, interval × 2)). */
   listDeadlineMs?: number;
-  /** Ids spawned by us whose record a list sent before the spawn reply cannot contain (#122). */
-  recentSpawns: Map<string, number>;
-  /** Ids we removed (rm, respawn) that a list sent before the removal still contains (#123). */
-  recentRemovals: Map<string, number>;
-  /** Ids whose spawn reply arrived but whose `agent_spawned` is not recorded yet (never "discovered"). */
-  pendingSpawns: Set<string>;
-  /** Ids we are removing (rm, respawn): their disappearance is recorded by the command, not the poll. */
-  pendingRemovals: Set<string>;
+  /** Commands in flight (#122, #123). */
+  inflight: InFlight;
   /** Called after a workspace's agents all became terminal (pending config changes). */
   onQuiescent?: (ws: Workspace) => Promise<void>;
 }
@@ -148,11 +143,12 @@ export class Poller {
   }
 
   private async reconcile(ws: Workspace, records: AgentRecord[], listSentAt: number): Promise<void> {
-    const { state, recorder, ingest, recentSpawns, recentRemovals } = this.deps;
+    const { state, recorder, ingest } = this.deps;
+    const { recentSpawns, recentRemovals, pendingSpawns, pendingRemovals } = this.deps.inflight;
     const known = new Map<string, KnownAgent>(
       state.agentsOf(ws.name).map((a) => [a.id, { id: a.id, status: a.status }]),
     );
-    const protect = new Set<string>(this.deps.pendingRemovals);
+    const protect = new Set<string>(pendingRemovals);
     for (const [id, at] of recentSpawns) {
       if (at >= listSentAt) protect.add(id);
       else recentSpawns.delete(id);
@@ -160,7 +156,7 @@ export class Poller {
     for (const [id, at] of recentRemovals) {
       if (at < listSentAt) recentRemovals.delete(id);
     }
-    const current = records.filter((r) => !recentRemovals.has(r.id) && !this.deps.pendingSpawns.has(r.id));
+    const current = records.filter((r) => !recentRemovals.has(r.id) && !pendingSpawns.has(r.id));
     const byId = new Map(current.map((r) => [r.id, r]));
     for (const change of diffAgents(known, current, protect)) {
       if (change.type === "discovered") {

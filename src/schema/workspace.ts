@@ -7,7 +7,7 @@ import type { WorkspaceHealth } from "../fleet/state.js";
 import type { ProviderConfig } from "../fleet/provider.js";
 import { validateProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
 import { discoverSources, type Source } from "../fleet/sources.js";
-import { aggregateUsage } from "../store/usage.js";
+import { aggregateUsage, emptyUsageRow } from "../store/usage.js";
 import { builder } from "./builder.js";
 import { memoize } from "./context.js";
 import { AgentStatusEnum, HealthStateEnum, ProviderEnum } from "./enums.js";
@@ -179,21 +179,7 @@ builder.prismaObject("Workspace", {
         const rows = await memoize(ctx, `usage:${since.getTime()}:${until.getTime()}`, () =>
           aggregateUsage(ctx.prisma, { since, until, groupBy: ["workspace"] }),
         );
-        return (
-          rows.find((r) => r.workspace === w.name) ?? {
-            workspace: w.name,
-            model: null,
-            day: null,
-            inputTokens: 0,
-            outputTokens: 0,
-            cacheReadTokens: 0,
-            cacheCreationTokens: 0,
-            estimatedCostUsd: 0,
-            unpricedTurns: 0,
-            turns: 0,
-            outcomes: { done: 0, failed: 0, killed: 0, crashed: 0 },
-          }
-        );
+        return rows.find((r) => r.workspace === w.name) ?? emptyUsageRow({ workspace: w.name });
       },
     }),
   }),

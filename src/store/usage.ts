@@ -34,6 +34,23 @@ export interface UsageRow {
   outcomes: { done: number; failed: number; killed: number; crashed: number };
 }
 
+/** A usage row with zero usage for the given grouping values. */
+export function emptyUsageRow(keys: Partial<Pick<UsageRow, "workspace" | "model" | "day">>): UsageRow {
+  return {
+    workspace: keys.workspace ?? null,
+    model: keys.model ?? null,
+    day: keys.day ?? null,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+    estimatedCostUsd: 0,
+    unpricedTurns: 0,
+    turns: 0,
+    outcomes: { done: 0, failed: 0, killed: 0, crashed: 0 },
+  };
+}
+
 const DIM_SQL: Record<UsageGroupBy, string> = {
   workspace: "workspace",
   model: "COALESCE(json_extract(payload, '$.model'), '')",
@@ -100,19 +117,7 @@ export async function aggregateUsage(db: PrismaClient, q: UsageQuery): Promise<U
     if (!row) {
       const dim = (d: UsageGroupBy) =>
         dims.includes(d) ? (String(r[d] ?? "") === "" && d === "model" ? null : String(r[d])) : null;
-      row = {
-        workspace: dim("workspace"),
-        model: dim("model"),
-        day: dim("day"),
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadTokens: 0,
-        cacheCreationTokens: 0,
-        estimatedCostUsd: 0,
-        unpricedTurns: 0,
-        turns: 0,
-        outcomes: { done: 0, failed: 0, killed: 0, crashed: 0 },
-      };
+      row = emptyUsageRow({ workspace: dim("workspace"), model: dim("model"), day: dim("day") });
       rows.set(k, row);
     }
     return row;

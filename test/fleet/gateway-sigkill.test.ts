@@ -13,49 +13,16 @@ import { StoreWriter } from "../../src/store/writer.js";
 import { WorkspaceRegistry } from "../../src/fleet/registry.js";
 import { startDaemon, waitFor, type DaemonFixture } from "../helpers/fleet-harness.js";
 import { startServe, type ServeProcess } from "../helpers/serve-process.js";
-import { framesScript, type Frame } from "../support/fake-scripts.js";
+import { pacedScript } from "../helpers/paced-run.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function pacedRun(id: string, n: number): Frame[] {
-  const frames: Frame[] = [
-    { type: "TurnStart", turn_index: 0, message_id: `msg_${id}`, model: "claude-sonnet-4-5" },
-  ];
-  for (let i = 0; i < n; i++)
-    frames.push({ type: "AssistantTextDelta", turn_index: 0, content_block_index: 0, text: `t${i} ` });
-  frames.push({
-    type: "TurnEnd",
-    turn_index: 0,
-    assistant_message: { role: "assistant", content: [] },
-    tool_results: [],
-    stop_reason: "end_turn",
-    usage: { input_tokens: 100, output_tokens: n },
-    ttft: { secs: 0, nanos: 5_000_000 },
-    tbt: null,
-  });
-  frames.push({
-    type: "RunEnd",
-    final_messages: [],
-    total_usage: { input_tokens: 100, output_tokens: n },
-    turn_count: 1,
-    stopped_for: "EndOfTurn",
-    turns_without_edit: 1,
-    no_edit_nudge_emitted: false,
-  });
-  return frames;
-}
-
 describe("gateway SIGKILL mid-run", () => {
   it("5,000 frames, three socket drops, SIGKILL and restart: stored line-for-line equal to stdout.ndjson", async () => {
-    const d: DaemonFixture = await startDaemon({
-      script: (spec, id) =>
-        spec.initial_prompt === "long paced run"
-          ? framesScript(pacedRun(id, 5000), { frameDelayMs: 2 })
-          : undefined,
-    });
+    const d: DaemonFixture = await startDaemon(pacedScript(2, "t"));
     cleanups.push(() => d.close());
     const dataDir = path.join(d.ws.tmp, "gw");
     // Register the workspace in the gateway's store before it starts.
@@ -86,7 +53,7 @@ describe("gateway SIGKILL mid-run", () => {
 
     const first = await serve();
     const client = new CalibandClient({ scheme: "unix", path: d.daemon.socketPath });
-    const { id } = await client.spawn({ initial_prompt: "long paced run" });
+    const { id } = await client.spawn({ initial_prompt: "long paced=5000" });
     const worker = () => d.daemon.agent(id)!;
 
     await waitFor(() => worker().linesWritten >= 1000, 30_000, "1000 lines written");

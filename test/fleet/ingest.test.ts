@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { IngestTask, REPLAY_WINDOW, abortableSleep } from "../../src/fleet/ingest.js";
 import {
   startDaemon,
@@ -9,53 +9,12 @@ import {
   type DaemonFixture,
   type FleetHarness,
 } from "../helpers/fleet-harness.js";
-import { framesScript, type Frame } from "../support/fake-scripts.js";
-
-/** A run of `n` text deltas, one frame every `delayMs` (the token-driven long run bursts instead). */
-function pacedRun(id: string, n: number): Frame[] {
-  const frames: Frame[] = [
-    { type: "TurnStart", turn_index: 0, message_id: `msg_${id}`, model: "claude-sonnet-4-5" },
-  ];
-  for (let i = 0; i < n; i++) {
-    frames.push({ type: "AssistantTextDelta", turn_index: 0, content_block_index: 0, text: `paced-${i} ` });
-  }
-  frames.push({
-    type: "TurnEnd",
-    turn_index: 0,
-    assistant_message: { role: "assistant", content: [] },
-    tool_results: [],
-    stop_reason: "end_turn",
-    usage: { input_tokens: 10, output_tokens: n },
-    ttft: null,
-    tbt: null,
-  });
-  frames.push({
-    type: "RunEnd",
-    final_messages: [],
-    total_usage: { input_tokens: 10, output_tokens: n },
-    turn_count: 1,
-    stopped_for: "EndOfTurn",
-    turns_without_edit: 1,
-    no_edit_nudge_emitted: false,
-  });
-  return frames;
-}
-
-const paced = (delayMs: number) => ({
-  script: (spec: { initial_prompt: string }, id: string) => {
-    const m = /paced=(\d+)/.exec(spec.initial_prompt);
-    return m ? framesScript(pacedRun(id, Number(m[1])), { frameDelayMs: delayMs }) : undefined;
-  },
-});
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+import { pacedScript } from "../helpers/paced-run.js";
+import { onCleanup } from "../helpers/cleanup.js";
 
 async function daemon(frameDelayMs = 1, pacedDelayMs = 1): Promise<DaemonFixture> {
-  const d = await startDaemon({ frameDelayMs, ...paced(pacedDelayMs) });
-  cleanups.push(() => d.close());
+  const d = await startDaemon({ frameDelayMs, ...pacedScript(pacedDelayMs) });
+  onCleanup(() => d.close());
   return d;
 }
 
@@ -64,7 +23,7 @@ async function fleet(
   opts: { dataDir?: string; forceSocketIngest?: boolean } = {},
 ): Promise<FleetHarness> {
   const h = await startFleet({ runtimeDir: d.ws.runtime, ...opts });
-  cleanups.push(() => h.close());
+  onCleanup(() => h.close());
   if (!h.fleet.registry.find("demo")) await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
   return h;
 }
