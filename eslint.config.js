@@ -8,10 +8,12 @@ export default tseslint.config(
     ignores: [
       "node_modules/**",
       "src/generated/**",
+      "src/sdk/generated/**",
       "tools/**/node_modules/**",
       "dist/**",
       "coverage/**",
       ".prospero/**",
+      "dashboard/dist/**",
     ],
   },
   js.configs.recommended,
@@ -24,4 +26,6 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
+  // The dashboard runs in the browser.
+  { files: ["dashboard/src/**"], languageOptions: { globals: { ...globals.browser } } },
 );

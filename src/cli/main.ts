@@ -1,16 +1,24 @@
 /**
- * The `prospero` command line. `prospero serve` runs the gateway; client commands (issue 6)
- * are added beside it. Exit codes: 0 ok, 1 runtime/startup failure, 2 usage or configuration error.
+ * The `prospero` command line. `prospero serve` runs the gateway; the client commands (workspace,
+ * spawn, ls, show, follow, kill, respawn, rm, drain, send, end-input, usage, status) drive one
+ * through the SDK, one module per group under ./commands. Exit codes: see ./exit.ts (0 ok,
+ * 1 failure, 2 usage or configuration error, 3 not found, 4 refused, 5 unreachable).
+ *
+ * The gateway's modules are loaded only by `serve`, so client commands start quickly.
  */
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { resolveConfig, type Config } from "../config.js";
 import { ProsperoError, ConfigError } from "../errors.js";
-import { createLogger } from "../log.js";
-import { startApp } from "../app.js";
 import { VERSION } from "../version.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit.js";
+import { registerWorkspaceCommands } from "./commands/workspace.js";
+import { registerAgentCommands } from "./commands/agents.js";
+import { registerFollowCommand } from "./commands/follow.js";
+import { registerLifecycleCommands } from "./commands/lifecycle.js";
+import { registerUsageCommand } from "./commands/usage.js";
+import { registerStatusCommand } from "./commands/status.js";
 
-/** Exit codes of the CLI. */
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+export { EXIT };
 
 interface ServeOptions {
   dataDir?: string;
@@ -45,6 +53,8 @@ async function serve(opts: ServeOptions): Promise<void> {
     }
     throw err;
   }
+  const { createLogger } = await import("../log.js");
+  const { startApp } = await import("../app.js");
   const logger = createLogger(config.logLevel);
   let app;
   try {
@@ -99,6 +109,13 @@ export function buildProgram(): Command {
     )
     .option("--demo", "run a demo fleet on the built-in caliband simulator (env PROSPERO_DEMO)")
     .action(serve);
+  registerWorkspaceCommands(program);
+  registerAgentCommands(program);
+  registerFollowCommand(program);
+  registerLifecycleCommands(program);
+  registerUsageCommand(program);
+  registerStatusCommand(program);
+  program.addHelpText("after", EXIT_CODES_HELP);
   return program;
 }
 

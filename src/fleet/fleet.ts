@@ -188,9 +188,19 @@ export class Fleet {
     return { workspace: updated, applied: true, pendingOn: [], orphaned: live };
   }
 
+  /**
+   * Restart the daemon with `config` and only then store it: a failed restart changes nothing
+   * (the daemon is brought back with the old config when possible) and rethrows.
+   */
   private async applyConfig(ws: Workspace, config: ProviderConfig): Promise<Workspace> {
+    try {
+      await this.daemons.restart({ ...ws, config });
+    } catch (err) {
+      this.daemons.invalidate(ws.name);
+      await this.daemons.handle(ws).catch(() => undefined);
+      throw err;
+    }
     const updated = await this.registry.setConfig(ws.name, config, null);
-    await this.daemons.restart(updated);
     await this.poller.pollOnce(updated);
     return updated;
   }

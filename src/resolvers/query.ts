@@ -218,7 +218,8 @@ builder.queryFields((t) => ({
       }),
     },
     validate: z
-      .object({ since: z.date().nullish(), until: z.date().nullish() })
+      // Loose: the other arguments (groupBy) pass through untouched.
+      .looseObject({ since: z.date().nullish(), until: z.date().nullish() })
       .refine((a) => !a.since || !a.until || a.since < a.until, {
         message: "since must be before until",
         path: ["since"],

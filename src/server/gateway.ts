@@ -20,6 +20,7 @@ import type { Logger } from "../log.js";
 import { buildSchema } from "../schema/index.js";
 import type { GraphQLContext, GraphQLServices } from "../schema/context.js";
 import type { Readiness } from "./readiness.js";
+import { serveDashboard } from "./static.js";
 
 /** Interval of WebSocket keep-alive pings on graphql-ws connections, ms. */
 export const KEEPALIVE_MS = 12_000;
@@ -127,6 +128,11 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       res
         .writeHead(r.ready ? 200 : 503, { "content-type": "application/json; charset=utf-8" })
         .end(JSON.stringify(r));
+      return;
+    }
+    if ((req.method === "GET" || req.method === "HEAD") && pathname !== GRAPHQL_PATH) {
+      // The dashboard and its assets (src/server/static.ts); everything else is yoga's.
+      void serveDashboard(req, res);
       return;
     }
     if (req.headers["transfer-encoding"] !== undefined) {

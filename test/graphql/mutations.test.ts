@@ -192,3 +192,16 @@ describe("mutations: typed errors, nothing changed", () => {
     });
   });
 });
+
+describe("configuration changes that cannot be applied", () => {
+  it("a daemon restart that fails leaves the stored config unchanged", async () => {
+    h = await startAppHarness();
+    await h.d.daemon.shutdown(); // nothing answers and autostart is off
+    const before = await h.app.db.prisma.workspace.findUnique({ where: { name: "demo" } });
+    const res = await h.gql<R>(
+      `mutation { updateWorkspaceConfig(name: "demo", config: { env: [{ name: "FOO", value: "1" }] }) { ${RESULT} } }`,
+    );
+    expect(res.data?.updateWorkspaceConfig).toMatchObject({ __typename: "UnreachableError" });
+    expect(await h.app.db.prisma.workspace.findUnique({ where: { name: "demo" } })).toEqual(before);
+  });
+});

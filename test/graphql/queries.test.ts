@@ -76,6 +76,15 @@ describe("GraphQL queries", () => {
     expect(data.readiness).toEqual({ ready: true, workspacesTotal: 1, workspacesHealthy: 1 });
     expect(data.metrics.framesIngestedTotal).toBeGreaterThanOrEqual(11);
 
+    // usage groups by what was asked.
+    const usage = await h.gql<{
+      usage: { workspace: string | null; model: string | null; day: string | null; turns: number }[];
+    }>(`{ usage(groupBy: [MODEL, DAY]) { workspace model day turns } }`);
+    expect(usage.errors).toBeUndefined();
+    expect(usage.data?.usage).toEqual([
+      { workspace: null, model: "claude-sonnet-4-5", day: new Date().toISOString().slice(0, 10), turns: 2 },
+    ]);
+
     // The next page continues exactly after the cursor; node(id) refetches the agent.
     const next = await h.gql<{ events: { nodes: { seq: number }[] }; node: { agentId: string } }>(
       `query($a: String, $id: ID!) { events(agentId: "${id}", after: $a, first: 100) { nodes { seq } } node(id: $id) { ... on Agent { agentId } } }`,

@@ -1,0 +1,224 @@
+/**
+ * The agent view: facts about one run, its actions (see `agent-actions.ts`) and its live timeline
+ * from `agentEvents`, resumed after the last cursor on reconnect.
+ */
+import { AGENT_EVENTS, AGENT_QUERY } from "../api/documents.js";
+import { request } from "../api/http.js";
+import type { LiveConnection } from "../api/live.js";
+import type { Agent, FleetEvent } from "../api/types.js";
+import type { FleetState } from "../state/fleet.js";
+import { Timeline } from "../state/timeline.js";
+import { AgentActions } from "./agent-actions.js";
+import { agentHref } from "./agents-table.js";
+import { h, replaceChildren, type Child } from "./dom.js";
+import { formatCost, formatDateTime, formatTokens, statusLabel } from "./format.js";
+import { renderEntry } from "./timeline-view.js";
+
+/** How long to wait after a turn's end before re-reading the agent's totals, ms. */
+const REFRESH_DEBOUNCE_MS = 500;
+
+/** One open agent. */
+interface Open {
+  agentId: string;
+  timeline: Timeline;
+  items: HTMLLIElement[];
+  /** The agent as last read by query (for one caliband no longer lists). */
+  fetched: Agent | null;
+  stop: () => void;
+  refreshTimer?: ReturnType<typeof setTimeout>;
+}
+
+/** The agent panel. */
+export class AgentView {
+  private open: Open | null = null;
+  private readonly heading = h("h2", { id: "agent-heading", tabindex: -1 }, "Agent");
+  private readonly statusLine = h("p", { class: "agent-status", "aria-live": "polite" });
+  private readonly facts = h("dl", { class: "facts" });
+  private readonly error = h("p", { class: "error", role: "alert", hidden: true });
+  private readonly actions = new AgentActions({
+    agent: () => this.agent(),
+    accepted: (agent, removed) => {
+      if (removed && this.open?.agentId === agent.agentId) this.open.fetched = agent;
+      else this.fleet.upsertAgent(agent);
+      this.refresh();
+    },
+    report: (message) => this.setError(message),
+    refresh: () => this.refresh(),
+  });
+  private readonly list = h("ol", { class: "timeline", "aria-label": "Events" });
+  private readonly scroller = h(
+    "div",
+    { class: "timeline-scroll", tabindex: 0, role: "region", "aria-labelledby": "timeline-heading" },
+    this.list,
+  );
+  private readonly streamState = h("p", { class: "muted stream-state" });
+  private readonly detail = h(
+    "div",
+    { class: "agent-detail", hidden: true },
+    this.statusLine,
+    this.facts,
+    this.actions.bar,
+    this.error,
+    this.actions.inputForm,
+    h("h3", { id: "timeline-heading" }, "Timeline"),
+    this.scroller,
+    this.streamState,
+  );
+  private readonly placeholder = h(
+    "p",
+    { class: "muted" },
+    "Select an agent in the table to follow its timeline.",
+  );
+
+  constructor(
+    container: HTMLElement,
+    private readonly fleet: FleetState,
+    private readonly live: LiveConnection,
+  ) {
+    replaceChildren(container, this.heading, this.placeholder, this.detail);
+  }
+
+  /** Show `agentId` (or nothing), following its events live. */
+  show(agentId: string | null): void {
+    if (this.open?.agentId === agentId) return;
+    this.close();
+    this.placeholder.hidden = agentId !== null;
+    this.detail.hidden = agentId === null;
+    if (agentId === null) {
+      this.heading.textContent = "Agent";
+      return;
+    }
+    const open: Open = { agentId, timeline: new Timeline(), items: [], fetched: null, stop: () => {} };
+    this.open = open;
+    this.list.replaceChildren();
+    this.setError(null);
+    this.streamState.textContent = "Connecting to the agent's events…";
+    this.refresh();
+    if (!this.fleet.agents.has(agentId)) void this.fetch(open);
+    open.stop = this.live.subscribe<{ agentEvents: FleetEvent }>({
+      query: AGENT_EVENTS,
+      variables: () => ({ agentId, after: open.timeline.cursor }),
+      next: (data) => this.onEvent(open, data.agentEvents),
+      error: (message) => {
+        if (this.open !== open) return;
+        this.streamState.textContent = "";
+        this.setError(`The event stream failed: ${message}`);
+      },
+      complete: () => {
+        if (this.open === open) this.streamState.textContent = "The run ended; this is its whole history.";
+      },
+    });
+  }
+
+  /** Move keyboard focus (and the viewport) to the agent's heading, e.g. after choosing it. */
+  focus(): void {
+    this.heading.focus();
+  }
+
+  /** Redraw facts and actions (after any fleet change). */
+  refresh(): void {
+    const open = this.open;
+    if (!open) return;
+    const agent = this.agent();
+    const listed = this.fleet.agents.has(open.agentId);
+    this.actions.update(agent, listed);
+    if (!agent) {
+      this.heading.textContent = `Agent ${open.agentId}`;
+      this.statusLine.textContent = open.fetched === null && !this.error.textContent ? "Loading…" : "";
+      replaceChildren(this.facts);
+      return;
+    }
+    const gone = this.fleet.gone.get(open.agentId);
+    this.heading.textContent = agent.name;
+    const note = listed ? "" : " (no longer listed by caliband)";
+    this.statusLine.textContent = `Status: ${statusLabel(agent.status)}${note}`;
+    this.statusLine.dataset["status"] = agent.status;
+    replaceChildren(this.facts, factRows(agent, gone?.replacedBy ?? null));
+  }
+
+  private close(): void {
+    if (!this.open) return;
+    this.open.stop();
+    clearTimeout(this.open.refreshTimer);
+    this.open = null;
+  }
+
+  private agent(): Agent | null {
+    if (!this.open) return null;
+    return this.fleet.agents.get(this.open.agentId) ?? this.open.fetched;
+  }
+
+  /** Read the agent by query (it is not in the fleet, or its totals changed). */
+  private async fetch(open: Open): Promise<void> {
+    try {
+      const data = await request<{ agent: Agent | null }>(AGENT_QUERY, { agentId: open.agentId });
+      if (this.open !== open) return;
+      if (data.agent === null) {
+        this.setError(`No agent with id ${open.agentId}.`);
+      } else {
+        open.fetched = data.agent;
+        this.fleet.upsertAgent(data.agent);
+      }
+      this.refresh();
+    } catch (err) {
+      if (this.open === open) this.setError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private onEvent(open: Open, event: FleetEvent): void {
+    if (this.open !== open) return;
+    const index = open.timeline.apply(event);
+    const entry = index === null ? undefined : open.timeline.entries[index];
+    if (index === null || !entry) return;
+    const s = this.scroller;
+    const atBottom = s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+    const li = renderEntry(entry);
+    const old = open.items[index];
+    if (old) {
+      // Keep an expanded tool call expanded when its result arrives.
+      if (old.querySelector("details")?.open) li.querySelector("details")?.setAttribute("open", "");
+      old.replaceWith(li);
+    } else {
+      this.list.append(li);
+    }
+    open.items[index] = li;
+    if (atBottom) s.scrollTop = s.scrollHeight;
+    if (!open.timeline.finished) this.streamState.textContent = "Following live.";
+    if (entry.kind === "usage" || entry.kind === "summary") {
+      // A turn ended: re-read the agent's totals (tokens, cost) once the burst settles.
+      clearTimeout(open.refreshTimer);
+      open.refreshTimer = setTimeout(() => void this.fetch(open), REFRESH_DEBOUNCE_MS);
+    }
+  }
+
+  private setError(message: string | null): void {
+    this.error.textContent = message ?? "";
+    this.error.hidden = message === null;
+  }
+}
+
+/** The facts list of an agent. */
+function factRows(agent: Agent, replacedBy: string | null): Child[] {
+  const row = (label: string, value: Child) => [h("dt", {}, label), h("dd", {}, value)];
+  const spec = agent.spec;
+  const link = (id: string) => h("a", { href: agentHref(id) }, id);
+  return [
+    row("Id", h("code", {}, agent.agentId)),
+    row("Workspace", agent.workspace.name),
+    row("Model", agent.model ?? spec.model ?? "default"),
+    row("Provider", spec.provider?.toLowerCase() ?? "default"),
+    row("Source", spec.source ?? "workspace root"),
+    row("Tree", agent.isolated ? "own git worktree" : "shared working tree"),
+    row("Interactive", agent.interactive ? "yes" : "no"),
+    row("Tools", spec.toolAllowlist?.join(", ") ?? "default set"),
+    row("Started", formatDateTime(agent.startedAt)),
+    agent.finishedAt ? row("Finished", formatDateTime(agent.finishedAt)) : null,
+    row("Turns", String(agent.turns)),
+    row("Tokens", formatTokens(agent.usage)),
+    row("Cost", formatCost(agent.estimatedCostUsd)),
+    row("Outcome", agent.outcome ?? (agent.terminal ? "none recorded" : "still running")),
+    agent.respawnedFrom ? row("Respawned from", link(agent.respawnedFrom.agentId)) : null,
+    replacedBy ? row("Replaced by", link(replacedBy)) : null,
+    row("Prompt", h("p", { class: "prompt" }, spec.prompt)),
+  ];
+}

@@ -1,0 +1,53 @@
+/** Human formatting of numbers, times and statuses. */
+import type { AgentStatus, TokenUsage } from "../api/types.js";
+
+const integer = new Intl.NumberFormat("en-US");
+
+/** 12,345 */
+export function formatInt(n: number): string {
+  return integer.format(n);
+}
+
+/** "1,200 in / 48 out" */
+export function formatTokens(u: TokenUsage): string {
+  return `${formatInt(u.input)} in / ${formatInt(u.output)} out`;
+}
+
+/** "$0.0123", or "n/a" when the model's price is unknown (never a fake 0). */
+export function formatCost(usd: number | null): string {
+  if (usd === null) return "n/a";
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+/** Elapsed time in its two largest units: "42s", "3m 4s", "2h 5m", "3d 2h". */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const hrs = Math.floor(m / 60);
+  if (hrs < 24) return `${hrs}h ${m % 60}m`;
+  return `${Math.floor(hrs / 24)}d ${hrs % 24}h`;
+}
+
+/** "420 ms", "1.2 s" */
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Local time of an RFC 3339 instant, e.g. "14:03:11". */
+export function formatClock(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour12: false });
+}
+
+/** Local date and time of an RFC 3339 instant. */
+export function formatDateTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { hour12: false });
+}
+
+/** "running" */
+export function statusLabel(s: AgentStatus): string {
+  return s.toLowerCase();
+}

@@ -1,0 +1,113 @@
+/** Rendering of timeline entries (see `state/timeline.ts`), one list item per entry. */
+import type { TimelineEntry } from "../state/timeline.js";
+import { h, type Child } from "./dom.js";
+import { formatClock, formatCost, formatDuration, formatInt, formatTokens, statusLabel } from "./format.js";
+
+function time(ts: string): HTMLTimeElement {
+  return h("time", { datetime: ts, class: "ts" }, formatClock(ts));
+}
+
+function pretty(value: unknown, raw: string | null): string {
+  if (value === null || value === undefined) return raw ?? "";
+  if (typeof value === "string") return value;
+  return JSON.stringify(value, null, 2);
+}
+
+/** A one-line hint of a tool's input: its first string argument (e.g. the file path). */
+export function inputPreview(input: unknown): string {
+  if (typeof input === "string") return input.slice(0, 80);
+  if (input && typeof input === "object") {
+    for (const v of Object.values(input)) if (typeof v === "string") return v.slice(0, 80);
+  }
+  return "";
+}
+
+function toolEntry(e: Extract<TimelineEntry, { kind: "tool" }>): Child[] {
+  const state = e.ok === null ? "running…" : e.ok ? "ok" : "failed";
+  const preview = inputPreview(e.input);
+  return [
+    h(
+      "details",
+      { class: "tool" },
+      h(
+        "summary",
+        {},
+        h("span", { class: "label" }, "tool"),
+        " ",
+        h("strong", { class: "tool-name" }, e.name || "(unknown tool)"),
+        preview ? [" ", h("code", { class: "tool-preview" }, preview)] : null,
+        " ",
+        h("span", { class: e.ok === false ? "tool-state bad" : "tool-state" }, state),
+        e.durationMs === null ? null : h("span", { class: "muted" }, ` · ${formatDuration(e.durationMs)}`),
+      ),
+      h("h4", {}, "Input"),
+      h("pre", { class: "tool-input" }, pretty(e.input, e.inputRaw) || "(not finished)"),
+      h("h4", {}, e.truncated ? "Result (truncated)" : "Result"),
+      h("pre", { class: "tool-result" }, e.result ?? "(not finished)"),
+      h("p", { class: "muted small" }, `id ${e.toolUseId}`),
+    ),
+  ];
+}
+
+function body(e: TimelineEntry): Child[] {
+  switch (e.kind) {
+    case "status":
+      return [
+        h("span", { class: "label" }, "status"),
+        ` ${statusLabel(e.from)} → `,
+        h("strong", {}, statusLabel(e.to)),
+      ];
+    case "turn":
+      return [h("span", { class: "label" }, `turn ${e.turnIndex}`), ` started · ${e.model}`];
+    case "text":
+      return [
+        e.stream === "text" ? null : h("span", { class: "label" }, e.stream),
+        h("p", { class: `output output-${e.stream}` }, e.text),
+      ];
+    case "tool":
+      return toolEntry(e);
+    case "usage":
+      return [
+        h("span", { class: "label" }, `turn ${e.turnIndex}`),
+        ` ended (${e.stopReason}) · ${formatTokens(e.usage)}`,
+        e.usage.cacheRead || e.usage.cacheCreation
+          ? ` · cache ${formatInt(e.usage.cacheRead)} read / ${formatInt(e.usage.cacheCreation)} written`
+          : null,
+        ` · ${formatCost(e.costUsd)}`,
+        e.ttftMs === null ? null : ` · first token ${formatDuration(e.ttftMs)}`,
+      ];
+    case "summary":
+      return [
+        h("h4", {}, "Run finished"),
+        h(
+          "dl",
+          { class: "facts compact" },
+          h("dt", {}, "Outcome"),
+          h("dd", { class: "outcome" }, e.outcome),
+          e.detail ? [h("dt", {}, "Detail"), h("dd", {}, e.detail)] : null,
+          h("dt", {}, "Turns"),
+          h("dd", {}, String(e.turns)),
+          h("dt", {}, "Tokens"),
+          h("dd", {}, formatTokens(e.usage)),
+          h("dt", {}, "Cost"),
+          h("dd", {}, formatCost(e.costUsd)),
+          e.model ? [h("dt", {}, "Model"), h("dd", {}, e.model)] : null,
+        ),
+      ];
+    case "input":
+      return [h("span", { class: "label" }, "operator"), h("p", { class: "output" }, e.text)];
+    case "note":
+      return [e.text];
+  }
+}
+
+/** The list item of one entry. */
+export function renderEntry(e: TimelineEntry): HTMLLIElement {
+  const warn = e.kind === "note" && e.warn;
+  return h(
+    "li",
+    { class: `entry entry-${e.kind}${warn ? " warn" : ""}`, "data-kind": e.kind },
+    time(e.ts),
+    h("div", { class: "entry-body" }, body(e)),
+  );
+}

@@ -1,0 +1,181 @@
+/**
+ * `prospero workspace add|ls|rm|config`: register, list, unregister and reconfigure workspaces.
+ */
+import path from "node:path";
+import type { Command } from "commander";
+import {
+  AddWorkspaceDocument,
+  RemoveWorkspaceDocument,
+  UpdateWorkspaceConfigDocument,
+  WorkspaceDocument,
+  WorkspacesDocument,
+  type ProviderConfigFieldsFragment,
+  type ProviderConfigInput,
+  type Provider,
+  type WorkspaceSummaryFragment,
+} from "../../sdk/index.js";
+import { clientAction, clientOptions, type CliContext } from "../context.js";
+import { CliError, EXIT, unwrapResult } from "../exit.js";
+import { health } from "../format.js";
+import { table } from "../output.js";
+import { collectEnv, parseProvider } from "../parse.js";
+
+/** Provider options shared by `workspace add` and `workspace config`. */
+interface ConfigFlags {
+  provider?: Provider;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  env?: { name: string; value: string }[];
+  model?: string;
+}
+
+function configOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--provider <provider>",
+      "anthropic|openai|ollama|google (default: caliban's, anthropic)",
+      parseProvider,
+    )
+    .option("--base-url <url>", "provider API base URL")
+    .option("--api-key-env <NAME>", "name of the gateway's environment variable holding the API key")
+    .option("--env <KEY=VALUE>", "extra environment for the daemon (repeatable)", collectEnv)
+    .option("--model <model>", "default model for spawns that name none");
+}
+
+/** The flags as a ProviderConfigInput on top of `base` (flags win; env entries merge by name). */
+export function configInput(
+  flags: ConfigFlags,
+  base: ProviderConfigFieldsFragment | null,
+): ProviderConfigInput {
+  const env = new Map((base?.env ?? []).map((e) => [e.name, e.value]));
+  for (const e of flags.env ?? []) env.set(e.name, e.value);
+  return {
+    provider: flags.provider ?? base?.provider ?? null,
+    baseUrl: flags.baseUrl ?? base?.baseUrl ?? null,
+    apiKeyFromEnv: flags.apiKeyEnv ?? base?.apiKeyFromEnv ?? null,
+    model: flags.model ?? base?.model ?? null,
+    env: [...env].map(([name, value]) => ({ name, value })),
+  };
+}
+
+/** One-line description of a provider configuration. */
+export function describeConfig(c: ProviderConfigFieldsFragment): string {
+  const parts = [
+    `provider ${c.provider?.toLowerCase() ?? "default"}`,
+    `model ${c.model ?? "default"}`,
+    ...(c.baseUrl ? [`base URL ${c.baseUrl}`] : []),
+    ...(c.apiKeyFromEnv ? [`key from $${c.apiKeyFromEnv}`] : []),
+    ...(c.env.length ? [`env ${c.env.map((e) => e.name).join(",")}`] : []),
+  ];
+  return parts.join(" · ");
+}
+
+function printWorkspaces(ctx: CliContext, list: readonly WorkspaceSummaryFragment[]): void {
+  const { c } = ctx.out;
+  if (list.length === 0) {
+    ctx.out.line(c.dim("no workspaces registered (add one: prospero workspace add <name> <root>)"));
+    return;
+  }
+  const rows = list.map((w) => [
+    c.bold(w.name),
+    health(c, w.health.state) + (w.health.reason ? c.dim(` (${w.health.reason})`) : ""),
+    w.root,
+    describeConfig(w.config) +
+      (w.pendingConfig ? c.yellow(` (pending: ${describeConfig(w.pendingConfig)})`) : ""),
+  ]);
+  ctx.out.line(table([c.dim("NAME"), c.dim("HEALTH"), c.dim("ROOT"), c.dim("CONFIG")], rows));
+}
+
+function printWorkspace(ctx: CliContext, verb: string, w: WorkspaceSummaryFragment): void {
+  const { c } = ctx.out;
+  ctx.out.line(
+    `${verb} ${c.bold(w.name)} at ${w.root} · ${health(c, w.health.state)} · ${describeConfig(w.config)}`,
+  );
+  if (w.pendingConfig) ctx.out.line(c.yellow(`pending configuration: ${describeConfig(w.pendingConfig)}`));
+}
+
+/** Register `workspace` and its subcommands on `program`. */
+export function registerWorkspaceCommands(program: Command): void {
+  const ws = program.command("workspace").description("register, list, unregister and configure workspaces");
+
+  clientOptions(
+    ws.command("ls").description("list registered workspaces with health and configuration"),
+  ).action(
+    clientAction(async (ctx) => {
+      const data = await ctx.client.request(WorkspacesDocument);
+      if (ctx.json) ctx.out.json(data);
+      else printWorkspaces(ctx, data.workspaces);
+    }),
+  );
+
+  clientOptions(
+    configOptions(
+      ws
+        .command("add")
+        .description("register a workspace (a git checkout; its caliband is polled from now on)")
+        .argument("<name>", "unique name (letters, digits, . _ -)")
+        .argument("<root>", "workspace root directory (relative paths are resolved here)"),
+    ),
+  ).action(
+    clientAction(async (ctx, name: string, root: string, flags: ConfigFlags) => {
+      const config = configInput(flags, null);
+      const data = await ctx.out.spin(`registering ${name}…`, () =>
+        ctx.client.request(AddWorkspaceDocument, { name, root: path.resolve(root), config }),
+      );
+      if (ctx.json) ctx.out.json(data);
+      const r = unwrapResult(`workspace add ${name}`, data.addWorkspace);
+      if (!ctx.json) printWorkspace(ctx, r.created ? "registered" : "already registered:", r.workspace);
+    }),
+  );
+
+  clientOptions(
+    ws
+      .command("rm")
+      .description("unregister a workspace (its caliband and agents keep running; history stays)")
+      .argument("<name>", "workspace name"),
+  ).action(
+    clientAction(async (ctx, name: string) => {
+      const data = await ctx.out.spin(`unregistering ${name}…`, () =>
+        ctx.client.request(RemoveWorkspaceDocument, { name }),
+      );
+      if (ctx.json) ctx.out.json(data);
+      const r = unwrapResult(`workspace rm ${name}`, data.removeWorkspace);
+      if (!ctx.json) ctx.out.line(`unregistered ${ctx.out.c.bold(r.name)}`);
+    }),
+  );
+
+  clientOptions(
+    configOptions(
+      ws
+        .command("config")
+        .description(
+          "change a workspace's provider configuration: the given options replace those fields, the rest is kept (--replace starts from an empty configuration)",
+        )
+        .argument("<name>", "workspace name"),
+    )
+      .option("--replace", "do not keep the current configuration's other fields")
+      .option("--force", "restart the daemon now even with live agents (they become crashed)"),
+  ).action(
+    clientAction(async (ctx, name: string, flags: ConfigFlags & { replace?: boolean; force?: boolean }) => {
+      let base: ProviderConfigFieldsFragment | null = null;
+      if (!flags.replace) {
+        const current = await ctx.client.request(WorkspaceDocument, { name });
+        if (!current.workspace) throw new CliError(EXIT.notFound, `workspace not found: ${name}`);
+        base = current.workspace.config;
+      }
+      const config = configInput(flags, base);
+      const data = await ctx.out.spin(`configuring ${name}…`, () =>
+        ctx.client.request(UpdateWorkspaceConfigDocument, { name, config, force: flags.force ?? false }),
+      );
+      if (ctx.json) ctx.out.json(data);
+      const r = unwrapResult(`workspace config ${name}`, data.updateWorkspaceConfig);
+      if (ctx.json) return;
+      const { c } = ctx.out;
+      printWorkspace(ctx, r.applied ? "configured" : "configuration saved for", r.workspace);
+      if (!r.applied && r.pendingOn.length) {
+        ctx.out.line(c.yellow(`applies when these agents end: ${r.pendingOn.join(", ")} (or use --force)`));
+      }
+      if (r.orphaned.length) ctx.out.line(c.red(`orphaned (now crashed): ${r.orphaned.join(", ")}`));
+    }),
+  );
+}

@@ -1,0 +1,231 @@
+/**
+ * The Prospero client: typed queries and mutations over HTTP, subscriptions over graphql-ws with
+ * reconnect, and `agentEvents` that resumes after the last cursor it delivered.
+ *
+ * ```ts
+ * const prospero = createProsperoClient({ url: "http://127.0.0.1:7878" });
+ * const { agents } = await prospero.request(AgentsDocument, { filter: { workspace: "demo" } });
+ * await prospero.agentEvents(id, { onEvent: (e) => console.log(e.seq, e.__typename) });
+ * await prospero.dispose();
+ * ```
+ */
+import WsWebSocket from "ws";
+import { documentText, type ProsperoDocument, type VariablesArgs } from "./documents.js";
+import { NetworkError } from "./errors.js";
+import { postGraphQL, type FetchLike, type HeadersOption } from "./http.js";
+import {
+  openWsClient,
+  subscribeWithRetry,
+  type RetryOptions,
+  type SubscriptionHandlers,
+  type WsClientOptions,
+  type WsConnection,
+} from "./subscriptions.js";
+import { followAgentEvents, type AgentEventsOptions, type AgentEventsResult } from "./agent-events.js";
+import { AgentEventsDocument } from "./generated/graphql.js";
+
+/** Options of {@link createProsperoClient}. */
+export interface ProsperoClientOptions {
+  /**
+   * The gateway: its base URL (`http://127.0.0.1:7878`, `/graphql` is appended) or the full
+   * GraphQL endpoint. The WebSocket endpoint is derived from it (http → ws, https → wss).
+   */
+  url: string;
+  /** HTTP headers for queries and mutations (e.g. `authorization`), or a function giving them per request. */
+  headers?: HeadersOption;
+  /** `connection_init` payload of WebSocket connections (browsers cannot set WebSocket headers). */
+  connectionParams?: WsClientOptions["connectionParams"];
+  /** `fetch` implementation (default: the global one). */
+  fetch?: FetchLike;
+  /** WebSocket constructor (default: the `ws` package on Node, the global `WebSocket` elsewhere). */
+  webSocketImpl?: unknown;
+  /** Ping the server after this much quiet on a WebSocket, ms (default 10000; 0 = never). */
+  keepAliveMs?: number;
+  /** Reconnect policy of subscriptions (default 8 consecutive attempts, 250 ms → 5 s). */
+  retry?: RetryOptions | false;
+}
+
+/** Per-request options of {@link ProsperoClient.request}. */
+export interface RequestOptions {
+  /** Abort the request (the promise rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+/** Per-subscription options of {@link ProsperoClient.subscribe}. */
+export interface SubscribeOptions {
+  /** Override the client's reconnect policy; false = fail on the first dropped connection. */
+  retry?: RetryOptions | false;
+}
+
+/** A connected-on-demand client of one gateway. */
+export interface ProsperoClient {
+  /** The HTTP GraphQL endpoint, e.g. `http://127.0.0.1:7878/graphql`. */
+  readonly endpoint: string;
+  /** The WebSocket endpoint, e.g. `ws://127.0.0.1:7878/graphql`. */
+  readonly wsEndpoint: string;
+  /**
+   * Run a query or mutation over HTTP and return its typed `data`. Mutation failures that are part
+   * of the schema come back as typed results (`__typename` of an Error type), not as throws.
+   * @throws GraphQLRequestError when the response has GraphQL errors (`errors`, `codes`, `data`).
+   * @throws NetworkError when the gateway is unreachable or answers with something else than GraphQL.
+   */
+  request<TResult, TVariables>(
+    document: ProsperoDocument<TResult, TVariables>,
+    ...args: VariablesArgs<TVariables, RequestOptions>
+  ): Promise<TResult>;
+  /**
+   * Start a subscription over graphql-ws. `variables` may be a function: it is called before every
+   * (re)subscribe, so a resumable stream can pass its latest cursor. A dropped connection is
+   * retried (see `retry`); GraphQL errors are final.
+   * @returns a function that stops the subscription (no callback follows).
+   */
+  subscribe<TResult, TVariables>(
+    document: ProsperoDocument<TResult, TVariables>,
+    variables: TVariables | (() => TVariables),
+    handlers: SubscriptionHandlers<TResult>,
+    options?: SubscribeOptions,
+  ): () => void;
+  /**
+   * Follow an agent's events (history after `after`, then live) until its stream completes,
+   * resuming after the last delivered cursor on reconnect and de-duplicating by `seq`.
+   * @returns how it ended (completed, or aborted through `signal`) and the last cursor.
+   * @throws (rejects) GraphQLRequestError for an unknown agent (code NOT_FOUND) or bad cursor
+   *   (BAD_USER_INPUT); NetworkError when reconnecting gave up.
+   */
+  agentEvents(agentId: string, options: AgentEventsOptions): Promise<AgentEventsResult>;
+  /**
+   * Stop every subscription (each gets `onError` with a NetworkError "the client was disposed";
+   * pending `agentEvents` promises reject with it) and close the WebSocket. Requests still work
+   * afterwards; new subscriptions fail the same way.
+   */
+  dispose(): Promise<void>;
+}
+
+/** The HTTP GraphQL endpoint for a gateway URL (`/graphql` appended to a bare base URL). */
+export function graphqlEndpoint(url: string): string {
+  const u = new URL(url);
+  if (u.pathname === "" || u.pathname === "/") u.pathname = "/graphql";
+  return u.toString();
+}
+
+/** The graphql-ws endpoint for an HTTP endpoint (http → ws, https → wss). */
+export function webSocketEndpoint(httpEndpoint: string): string {
+  const u = new URL(httpEndpoint);
+  if (u.protocol === "http:") u.protocol = "ws:";
+  else if (u.protocol === "https:") u.protocol = "wss:";
+  return u.toString();
+}
+
+function defaultWebSocket(): unknown {
+  const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
+  return isNode ? WsWebSocket : (globalThis as { WebSocket?: unknown }).WebSocket;
+}
+
+/**
+ * Create a client of the gateway at `opts.url`. Nothing connects until the first request or
+ * subscription.
+ * @throws TypeError when `url` is not a valid URL.
+ */
+export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClient {
+  const endpoint = graphqlEndpoint(opts.url);
+  const wsEndpoint = webSocketEndpoint(endpoint);
+  const fetchImpl: FetchLike = opts.fetch ?? ((input, init) => fetch(input, init));
+  let ws: WsConnection | null = null;
+  let disposed = false;
+  /** Running subscriptions: their stop function and how to tell them the client went away. */
+  const active = new Map<() => void, (e: NetworkError) => void>();
+
+  const connection = (): WsConnection => {
+    if (disposed) throw new NetworkError(wsEndpoint, "the client was disposed");
+    ws ??= openWsClient({
+      endpoint: wsEndpoint,
+      connectionParams: opts.connectionParams,
+      webSocketImpl: opts.webSocketImpl ?? defaultWebSocket(),
+      ...(opts.keepAliveMs !== undefined ? { keepAliveMs: opts.keepAliveMs } : {}),
+    });
+    return ws;
+  };
+
+  const subscribe = <TResult, TVariables>(
+    document: ProsperoDocument<TResult, TVariables>,
+    variables: TVariables | (() => TVariables),
+    handlers: SubscriptionHandlers<TResult>,
+    options: SubscribeOptions = {},
+  ): (() => void) => {
+    let stop: (() => void) | null = null;
+    const release = () => {
+      if (stop) active.delete(stop);
+    };
+    let failed = false;
+    stop = subscribeWithRetry<TResult, TVariables>({
+      query: documentText(document),
+      variables,
+      connection,
+      retry: options.retry ?? opts.retry ?? {},
+      handlers: {
+        ...handlers,
+        onError: (e) => {
+          release();
+          if (failed) return;
+          failed = true;
+          handlers.onError?.(e);
+        },
+        onComplete: () => {
+          release();
+          handlers.onComplete?.();
+        },
+      },
+    });
+    const unsubscribe = stop;
+    active.set(unsubscribe, (e) => {
+      if (failed) return;
+      failed = true;
+      handlers.onError?.(e);
+    });
+    return () => {
+      active.delete(unsubscribe);
+      unsubscribe();
+    };
+  };
+
+  return {
+    endpoint,
+    wsEndpoint,
+    async request<TResult, TVariables>(
+      document: ProsperoDocument<TResult, TVariables>,
+      ...args: VariablesArgs<TVariables, RequestOptions>
+    ): Promise<TResult> {
+      const [variables, options] = args;
+      const data = await postGraphQL({
+        endpoint,
+        query: documentText(document),
+        variables,
+        ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
+        fetch: fetchImpl,
+        ...(options?.signal ? { signal: options.signal } : {}),
+      });
+      return data as TResult;
+    },
+    subscribe,
+    agentEvents(agentId, options) {
+      return followAgentEvents(
+        (variables, handlers, retry) =>
+          subscribe(AgentEventsDocument, variables, handlers, retry === undefined ? {} : { retry }),
+        agentId,
+        options,
+      );
+    },
+    async dispose() {
+      disposed = true;
+      const running = [...active];
+      active.clear();
+      for (const [stop, fail] of running) {
+        stop();
+        fail(new NetworkError(wsEndpoint, "the client was disposed"));
+      }
+      const conn = ws;
+      ws = null;
+      await conn?.client.dispose();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** The dashboard's GraphQL documents are valid against the committed schema.graphql. */
+import fs from "node:fs";
+import path from "node:path";
+import { buildSchema, parse, validate } from "graphql";
+import { describe, expect, it } from "vitest";
+import * as documents from "../../dashboard/src/api/documents.js";
+import { REPO } from "./support.js";
+
+const schema = buildSchema(fs.readFileSync(path.join(REPO, "schema.graphql"), "utf8"));
+
+describe("dashboard documents", () => {
+  const entries = Object.entries(documents);
+
+  it("exports the operations the dashboard uses", () => {
+    expect(entries.map(([name]) => name).sort()).toEqual([
+      "AGENT_EVENTS",
+      "AGENT_QUERY",
+      "DRAIN_AGENT",
+      "END_INPUT",
+      "FLEET_CHANGES",
+      "KILL_AGENT",
+      "REMOVE_AGENT",
+      "RESPAWN_AGENT",
+      "SEND_INPUT",
+      "SPAWN_AGENT",
+      "WORKSPACE_QUERY",
+    ]);
+  });
+
+  it.each(entries)("%s validates against schema.graphql", (_name, source) => {
+    const errors = validate(schema, parse(source)).map((e) => e.message);
+    expect(errors).toEqual([]);
+  });
+
+  it("every mutation aliases its field to `result` and asks for typed errors", () => {
+    for (const [name, source] of entries) {
+      if (!source.startsWith("mutation")) continue;
+      expect(source, name).toMatch(/result: \w+\(/);
+      expect(source, name).toContain("... on Error { code message }");
+      expect(source, name).toContain("__typename");
+    }
+  });
+});
