@@ -14,5 +14,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Memory assertions measure after a full GC.
+    execArgv: ["--expose-gc"],
   },
 });

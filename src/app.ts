@@ -14,7 +14,7 @@ import { startRetention } from "./store/retention.js";
 import { startGateway, type Gateway } from "./server/gateway.js";
 import type { Readiness } from "./server/readiness.js";
 import type { GraphQLServices } from "./schema/context.js";
-import { SIMULATOR_BIN, prepareDemo, startDemoFleet, type DemoEnvironment } from "./demo.js";
+import { SIMULATOR_BIN, prepareDemo, startDemoFleet, stopDemoDaemon, type DemoEnvironment } from "./demo.js";
 
 /** A running gateway process. */
 export interface App {
@@ -118,11 +118,8 @@ export async function startApp(
         await gateway.close();
         await stopRetention();
         stopDemo?.();
-        if (demo) {
-          // The simulator was started for this demo: stop it (its agents end with it).
-          const ws = theFleet.registry.find("demo");
-          if (ws) await (await theFleet.daemons.client(ws).catch(() => null))?.shutdown().catch(() => {});
-        }
+        // The simulator was started for this demo: stop it (its agents end with it).
+        if (demo) await stopDemoDaemon(theFleet);
         await theFleet.stop();
         await writer.close();
         await opened.close();

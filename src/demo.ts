@@ -95,8 +95,41 @@ export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvir
       CALIBAN_DAEMON_RUNTIME_DIR: path.join(dir, "run"),
       CALIBAN_SIM_FRAME_DELAY_MS: String(DEMO_FRAME_DELAY_MS),
     },
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => {
+      try {
+        fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      } catch (err) {
+        process.stderr.write(
+          `prospero: could not remove the demo directory ${dir}: ${(err as Error).message}\n`,
+        );
+      }
+    },
   };
+}
+
+/**
+ * Stop the simulator daemon this demo started and wait (up to `timeoutMs`) for its process to
+ * exit, so nothing writes into the demo directory while it is removed. Never throws.
+ */
+export async function stopDemoDaemon(fleet: Fleet, timeoutMs = 5_000): Promise<void> {
+  const ws = fleet.registry.find("demo");
+  if (!ws) return;
+  try {
+    const handle = await fleet.daemons.handle(ws);
+    await handle.client.shutdown();
+    const pid = handle.pid;
+    const deadline = Date.now() + timeoutMs;
+    while (pid !== undefined && Date.now() < deadline) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return; // exited
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } catch {
+    // already gone
+  }
 }
 
 const SCRIPTED: { prompt: string; label: string; interactive?: boolean }[] = [

@@ -51,7 +51,7 @@ describe("prospero serve --demo", () => {
       expect.arrayContaining(["flaky-hunter", "pair-programmer", "summarize-readme"]),
     );
     p.child.kill("SIGTERM");
-    expect(await p.exited).toBe(0);
+    expect(await p.exited, p.stderr()).toBe(0);
     expect(fs.existsSync(dir!)).toBe(false);
   });
 });
