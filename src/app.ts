@@ -4,6 +4,7 @@
  * HTTP/WebSocket → store writer → database.
  */
 import type { Config } from "./config.js";
+import { StartupError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { openDatabase, isWritable, type OpenedDatabase } from "./store/db.js";
 import { StoreWriter } from "./store/writer.js";
@@ -14,7 +15,7 @@ import { startRetention } from "./store/retention.js";
 import { startGateway, type Gateway } from "./server/gateway.js";
 import type { Readiness } from "./server/readiness.js";
 import type { GraphQLServices } from "./schema/context.js";
-import { SIMULATOR_BIN, prepareDemo, startDemoFleet, stopDemoDaemon, type DemoEnvironment } from "./demo.js";
+import { SIMULATOR_BIN, prepareDemo, startDemoFleet, type DemoEnvironment } from "./demo.js";
 
 /** A running gateway process. */
 export interface App {
@@ -65,12 +66,25 @@ export async function startApp(
       workspacesUnreachable: health.filter((h) => h === "unreachable").length,
     };
   };
-  const gateway = await startGateway(config.bind, config.port, {
-    logger,
-    readiness,
-    context: () => services,
-    isDev: opts.isDev ?? false,
-  });
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway(config.bind, config.port, {
+      logger,
+      readiness,
+      context: () => services,
+      isDev: opts.isDev ?? false,
+    });
+  } catch (err) {
+    demo?.cleanup();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES" || code === "ENOTFOUND") {
+      throw new StartupError(
+        `cannot listen on ${config.bind}:${config.port} (${code}); choose another --port / PROSPERO_PORT (0 picks a free one) or --bind / PROSPERO_BIND`,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
   logger.info({ url: gateway.url, graphql: `${gateway.url}/graphql` }, "gateway listening");
   try {
     db = await openDatabase(config.dataDir);
@@ -118,8 +132,9 @@ export async function startApp(
         await gateway.close();
         await stopRetention();
         stopDemo?.();
-        // The simulator was started for this demo: stop it (its agents end with it).
-        if (demo) await stopDemoDaemon(theFleet);
+        // Demo mode owns the simulators it started (one per workspace): stop them before the
+        // temp directory holding their sockets and sessions is removed.
+        if (demo) await theFleet.daemons.shutdownStarted();
         await theFleet.stop();
         await writer.close();
         await opened.close();

@@ -107,31 +107,6 @@ export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvir
   };
 }
 
-/**
- * Stop the simulator daemon this demo started and wait (up to `timeoutMs`) for its process to
- * exit, so nothing writes into the demo directory while it is removed. Never throws.
- */
-export async function stopDemoDaemon(fleet: Fleet, timeoutMs = 5_000): Promise<void> {
-  const ws = fleet.registry.find("demo");
-  if (!ws) return;
-  try {
-    const handle = await fleet.daemons.handle(ws);
-    await handle.client.shutdown();
-    const pid = handle.pid;
-    const deadline = Date.now() + timeoutMs;
-    while (pid !== undefined && Date.now() < deadline) {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        return; // exited
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  } catch {
-    // already gone
-  }
-}
-
 const SCRIPTED: { prompt: string; label: string; interactive?: boolean }[] = [
   { prompt: "Read README.md and summarize it.", label: "summarize-readme" },
   { prompt: "Hunt the flaky test in src/net.rs. fake:hold=45000", label: "flaky-hunter" },
@@ -164,6 +139,6 @@ export async function startDemoFleet(fleet: Fleet, demo: DemoEnvironment, log: L
       .catch((err: unknown) => log.warn({ err }, "demo: could not spawn"));
   }, DEMO_SPAWN_EVERY_MS);
   timer.unref();
-  log.info({ workspace: demo.root }, "demo fleet running (caliband simulator; no Caliban installed needed)");
+  log.info({ workspace: demo.root }, "demo fleet running on the caliband simulator (no Caliban needed)");
   return () => clearInterval(timer);
 }

@@ -60,7 +60,7 @@ export class DaemonPool {
         startupTimeoutMs: this.opts.startupTimeoutMs,
         envOverlay: daemonEnvOverlay(ws.config, this.opts.env ?? process.env),
         clientOptions: { deadlines: this.opts.deadlines },
-        logger: this.log,
+        logger: this.opts.logger ?? silentLogger,
       });
       p.then(
         (h) => {
@@ -72,6 +72,29 @@ export class DaemonPool {
       this.handles.set(ws.name, p);
     }
     return p;
+  }
+
+  /**
+   * Shut down every daemon this process autostarted (demo mode owns them) and wait up to
+   * `timeoutMs` for their processes to exit. Never throws.
+   */
+  async shutdownStarted(timeoutMs = 5_000): Promise<void> {
+    const handles = await Promise.all([...this.handles.values()].map((p) => p.catch(() => null)));
+    await Promise.all(
+      handles.map(async (h) => {
+        if (!h?.started) return;
+        await h.client.shutdown().catch(() => undefined);
+        const deadline = Date.now() + timeoutMs;
+        while (h.pid !== undefined && Date.now() < deadline) {
+          try {
+            process.kill(h.pid, 0);
+          } catch {
+            return; // exited
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }),
+    );
   }
 
   /** Forget the cached daemon of a workspace (after a failed call). */

@@ -17,7 +17,7 @@ import {
 } from "../caliband/wire.js";
 import type { Logger } from "../log.js";
 import type { DaemonPool } from "./daemons.js";
-import { InvalidState, NotFound, ValidationFailed } from "./errors.js";
+import { Conflict, InvalidState, NotFound, ValidationFailed } from "./errors.js";
 import type { IngestManager } from "./ingest-manager.js";
 import type { InFlight } from "./inflight.js";
 import { ingestTargetOf, type WorkspaceLocks } from "./poller.js";
@@ -46,7 +46,10 @@ export interface SpawnOptions {
   /** Tools the agent may use; null = caliban's default set. */
   toolAllowlist?: string[] | null;
   frontmatterPath?: string | null;
-  /** Idempotency key: a second spawn with the same key returns the first agent, `created: false`. */
+  /**
+   * Idempotency key: repeating the same spawn with the same key returns the first agent with
+   * `created: false`; the same key with different options is a Conflict.
+   */
   clientRequestId?: string | null;
 }
 
@@ -74,7 +77,8 @@ export interface LifecycleDeps {
 
 /** Spawn, kill, respawn, rm, drain, input. */
 export class Lifecycle {
-  private readonly byRequestId = new Map<string, string>();
+  /** clientRequestId → the agent it created and a fingerprint of what was asked. */
+  private readonly byRequestId = new Map<string, { id: string; fingerprint: string }>();
 
   constructor(private readonly deps: LifecycleDeps) {}
 
@@ -111,9 +115,13 @@ export class Lifecycle {
     const ws = this.deps.registry.get(opts.workspace);
     if (opts.prompt.trim() === "")
       throw new ValidationFailed([{ path: ["prompt"], message: "must not be empty" }]);
+    const fingerprint = JSON.stringify({ ...opts, clientRequestId: null });
     if (opts.clientRequestId) {
       const prior = this.byRequestId.get(opts.clientRequestId);
-      const a = prior ? this.deps.state.agent(prior) : undefined;
+      if (prior && prior.fingerprint !== fingerprint) {
+        throw new Conflict(`clientRequestId ${opts.clientRequestId} was already used for a different spawn`);
+      }
+      const a = prior ? this.deps.state.agent(prior.id) : undefined;
       if (a) return { agent: a, created: false };
     }
     daemonEnvOverlay(ws.config, this.deps.env ?? process.env); // ProviderMisconfigured before any side effect
@@ -133,7 +141,7 @@ export class Lifecycle {
     const { id, endpoint } = await client.spawn(specInput);
     this.deps.inflight.recentSpawns.set(id, Date.now());
     this.deps.inflight.pendingSpawns.add(id);
-    if (opts.clientRequestId) this.byRequestId.set(opts.clientRequestId, id);
+    if (opts.clientRequestId) this.byRequestId.set(opts.clientRequestId, { id, fingerprint });
     try {
       return await this.recordSpawn(ws.name, id, endpoint, spec);
     } finally {
@@ -180,7 +188,7 @@ export class Lifecycle {
     const a = this.served(id);
     if (isTerminal(a.status)) {
       throw new InvalidState(
-        `agent ${id} is already ${a.status}; kill would overwrite that outcome with killed`,
+        `agent ${id} has already ended (${a.status}); kill is refused so its outcome is not overwritten`,
         a.status,
       );
     }

@@ -265,8 +265,11 @@ builder.mutationFields((t) => ({
       name: t.arg.string({ required: true, description: "Unique name.", validate: WORKSPACE }),
       root: t.arg.string({
         required: true,
-        description: "Workspace root directory (must exist).",
-        validate: z.string().min(1),
+        description: "Absolute path of the workspace root directory (must exist on the gateway's machine).",
+        validate: z
+          .string()
+          .min(1)
+          .refine((r) => r.startsWith("/"), "must be an absolute path"),
       }),
       config: t.arg({
         type: ProviderConfigInputRef,

@@ -149,6 +149,15 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     void yoga.handle(req, res);
   });
 
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once("error", onError);
+    server.listen(port, bind, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  // WebSockets attach only once the port is ours (a failed listen must not reach graphql-ws).
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: MAX_BODY_BYTES });
   useServer<Record<string, unknown>>(
     {
@@ -178,14 +187,6 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     KEEPALIVE_MS,
   );
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error) => reject(err);
-    server.once("error", onError);
-    server.listen(port, bind, () => {
-      server.off("error", onError);
-      resolve();
-    });
-  });
   const addr = server.address() as AddressInfo;
   const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
   const gateway: Gateway = {

@@ -4,6 +4,7 @@
  * keeps them as epoch milliseconds), never as strings (reference latent bug, §4.3).
  */
 import type { PrismaClient } from "../generated/prisma/client.js";
+import { ValidationFailed } from "../fleet/errors.js";
 
 /** Dimensions usage can be grouped by. */
 export type UsageGroupBy = "workspace" | "model" | "day";
@@ -59,10 +60,12 @@ const DIM_SQL: Record<UsageGroupBy, string> = {
 
 /**
  * Aggregate usage.
- * @throws Error when `since` is not before `until` (callers validate inputs first).
+ * @throws ValidationFailed when `since` is not before `until`.
  */
 export async function aggregateUsage(db: PrismaClient, q: UsageQuery): Promise<UsageRow[]> {
-  if (!(q.since.getTime() < q.until.getTime())) throw new Error("usage window: since must be before until");
+  if (!(q.since.getTime() < q.until.getTime())) {
+    throw new ValidationFailed([{ path: ["since"], message: "must be before until" }]);
+  }
   const dims = [...new Set(q.groupBy)].sort() as UsageGroupBy[];
   const select = dims.map((d) => `${DIM_SQL[d]} AS ${d}`);
   const groupBy = dims.length ? `GROUP BY ${dims.map((d) => DIM_SQL[d]).join(", ")}` : "";

@@ -23,7 +23,7 @@ type Ev = { __typename: string; seq: number; cursor: string; [k: string]: unknow
 
 describe("spawn and follow", () => {
   it("spawn prints the new agent; follow shows its live timeline and exits 0 when it ends", async () => {
-    const spawned = await cli(h.url, ["spawn", "demo", "look around fake:delay=800", "--label", "looker"]);
+    const spawned = await cli(h.url, ["spawn", "demo", "look around fake:delay=3000", "--label", "looker"]);
     expect(spawned.code).toBe(0);
     const m = /^spawned ([0-9a-f]{12}) looker in demo · (SPAWNING|RUNNING)$/m.exec(spawned.stdout);
     expect(m, spawned.stdout).not.toBeNull();
@@ -37,7 +37,7 @@ describe("spawn and follow", () => {
     const out = f.stdout;
     expect(out).toMatch(new RegExp(`^looker ${id} in demo · (SPAWNING|RUNNING)`));
     expect(out).toMatch(/▶ spawned looker in demo/);
-    expect(out).toMatch(/prompt: look around fake:delay=800/);
+    expect(out).toMatch(/prompt: look around fake:delay=3000/);
     expect(out).toMatch(/── turn 0 · claude-sonnet-4-5 ──/);
     expect(out).toMatch(/I'll look at the README first\./);
     expect(out).toMatch(/⚙ Read started/);

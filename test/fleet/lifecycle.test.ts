@@ -27,7 +27,7 @@ const spawnRequests = (d: DaemonFixture) =>
 describe("lifecycle commands", () => {
   it("spawn passes every SpawnSpec field, defaults isolation on, and is idempotent per clientRequestId", async () => {
     const { d, h } = await setup();
-    const first = await h.fleet.lifecycle.spawn({
+    const options = {
       workspace: "demo",
       prompt: "hi",
       label: "docs",
@@ -38,7 +38,8 @@ describe("lifecycle commands", () => {
       toolAllowlist: ["Read", "Grep"],
       frontmatterPath: "agents/docs.md",
       clientRequestId: "req-1",
-    });
+    };
+    const first = await h.fleet.lifecycle.spawn(options);
     expect(first.created).toBe(true);
     // The spec as caliband echoes it on the wire (last `listed` reply that holds the agent).
     const listed = d.daemon.requests
@@ -61,12 +62,11 @@ describe("lifecycle commands", () => {
         source: "demo-repo",
       }),
     );
-    const again = await h.fleet.lifecycle.spawn({
-      workspace: "demo",
-      prompt: "hi",
-      clientRequestId: "req-1",
-    });
+    const again = await h.fleet.lifecycle.spawn(options);
     expect(again).toMatchObject({ created: false, agent: { id: first.agent.id } });
+    await expect(
+      h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "something else", clientRequestId: "req-1" }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
     expect(spawnRequests(d)).toBe(1);
   });
 

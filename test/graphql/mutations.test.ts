@@ -43,6 +43,7 @@ describe("mutations: typed errors, nothing changed", () => {
       configUnknown: updateWorkspaceConfig(name: "nope", config: {}) { ${RESULT} }
       removeUnknown: removeWorkspace(name: "nope") { ${RESULT} }
       restartUnknown: restartWorkspaceDaemon(name: "nope") { ${RESULT} }
+      relativeRoot: addWorkspace(name: "rel", root: "src/demo-repo") { ${RESULT} }
     }`,
       { root: h.d.ws.root, alias: h.d.ws.root + "/" },
     );
@@ -59,6 +60,10 @@ describe("mutations: typed errors, nothing changed", () => {
     expect(d.configUnknown).toMatchObject({ __typename: "NotFoundError", entity: "workspace", id: "nope" });
     expect(d.removeUnknown).toMatchObject({ __typename: "NotFoundError" });
     expect(d.restartUnknown).toMatchObject({ __typename: "NotFoundError" });
+    expect(d.relativeRoot).toMatchObject({
+      __typename: "ValidationError",
+      fieldErrors: [{ path: ["root"], message: "must be an absolute path" }],
+    });
     expect(await snapshot(h)).toEqual(before);
   });
 

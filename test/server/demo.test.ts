@@ -1,6 +1,9 @@
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { startServe, waitForStatus, type ServeProcess } from "../helpers/serve-process.js";
+import { runProspero, startServe, waitForStatus, type ServeProcess } from "../helpers/serve-process.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 
 let p: ServeProcess | undefined;
@@ -50,8 +53,29 @@ describe("prospero serve --demo", () => {
     expect(data.workspaces[0]!.agents.edges.map((e) => e.node.name).sort()).toEqual(
       expect.arrayContaining(["flaky-hunter", "pair-programmer", "summarize-readme"]),
     );
+    // A second workspace added during the demo gets its own simulator; stopping the demo stops it too.
+    const extra = path.join(dir!, "extra");
+    fs.mkdirSync(extra);
+    const added = await gql<{ addWorkspace: { __typename: string } }>(
+      p.url,
+      `mutation { addWorkspace(name: "extra", root: "${extra}") { __typename } }`,
+    );
+    expect(added.addWorkspace.__typename).toBe("AddWorkspacePayload");
     p.child.kill("SIGTERM");
     expect(await p.exited, p.stderr()).toBe(0);
     expect(fs.existsSync(dir!)).toBe(false);
+    const leftover = spawnSync("pgrep", ["-f", dir!], { encoding: "utf8" }).stdout.trim();
+    expect(leftover).toBe("");
+  });
+
+  it("a demo that cannot start (port taken) says how to fix it and leaves no temp directory", async () => {
+    p = await startServe(["--demo"]);
+    const port = new URL(p.url).port;
+    const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("prospero-demo-")).length;
+    const res = await runProspero(["serve", "--demo", "--port", port]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/EADDRINUSE.*--port/);
+    const after = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("prospero-demo-")).length;
+    expect(after).toBe(before);
   });
 });
