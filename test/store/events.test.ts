@@ -192,6 +192,9 @@ describe("usage aggregation", () => {
     expect(total[0]).toMatchObject({ workspace: null, model: null, day: null, inputTokens: 1356, turns: 5 });
     await expect(
       aggregateUsage(db!.prisma, { since: new Date(2), until: new Date(1), groupBy: [] }),
-    ).rejects.toThrow(/since must be before until/);
+    ).rejects.toMatchObject({
+      code: "VALIDATION",
+      issues: [{ path: ["since"], message: "must be before until" }],
+    });
   });
 });
