@@ -8,9 +8,12 @@ import { waitFor } from "../helpers/fleet-harness.js";
 
 let p: ServeProcess | undefined;
 afterEach(async () => {
+  // Stop gracefully so the gateway stops the simulators it started (SIGKILL would orphan them).
   if (p && p.child.exitCode === null && p.child.signalCode === null) {
-    p.child.kill("SIGKILL");
+    p.child.kill("SIGTERM");
+    const timer = setTimeout(() => p?.child.kill("SIGKILL"), 10_000);
     await p.exited;
+    clearTimeout(timer);
   }
   p = undefined;
 });
