@@ -24,11 +24,6 @@ export class IngestManager {
     this.tasks.set(target.agentId, p);
   }
 
-  /** True when a task runs (or ran) for the agent in this process. */
-  has(agentId: string): boolean {
-    return this.tasks.has(agentId);
-  }
-
   /**
    * Ingest everything `target` wrote and end its task (starting one first if none ran, e.g. an
    * agent that ran while the gateway was down). Never throws; failures are logged.
@@ -42,12 +37,6 @@ export class IngestManager {
     } catch (err) {
       this.deps.log.error({ err, agent: target.agentId }, "finishing ingest failed");
     }
-  }
-
-  /** Lines stored for an agent by its running task (undefined when none). */
-  async lineCount(agentId: string): Promise<number | undefined> {
-    const t = this.tasks.get(agentId);
-    return t ? (await t).lineCount : undefined;
   }
 
   /** Bytes workers wrote to stdout.ndjson that are not ingested yet, summed over running tasks. */

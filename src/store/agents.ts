@@ -61,32 +61,3 @@ export function setStatusOp(
 export function setGoneOp(db: PrismaClient, id: string, at: Date): PendingOp {
   return db.agent.update({ where: { id }, data: { goneAt: at } });
 }
-
-/** Totals from a finished run or a completed turn (tokens, USD). */
-export interface RunTotals {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheCreationTokens: number;
-  turns: number;
-  costUsd: number | null;
-  outcome?: string | null;
-  model?: string | null;
-}
-
-/** Overwrite a run's token/cost totals (and outcome/model when given). */
-export function setTotalsOp(db: PrismaClient, id: string, t: RunTotals): PendingOp {
-  return db.agent.update({
-    where: { id },
-    data: {
-      inputTokens: t.inputTokens,
-      outputTokens: t.outputTokens,
-      cacheReadTokens: t.cacheReadTokens,
-      cacheCreationTokens: t.cacheCreationTokens,
-      turns: t.turns,
-      costUsd: t.costUsd,
-      ...(t.outcome !== undefined ? { outcome: t.outcome } : {}),
-      ...(t.model !== undefined && t.model !== null ? { model: t.model } : {}),
-    },
-  });
-}
