@@ -1,0 +1,127 @@
+/**
+ * Worker scripts of the benchmark simulator, chosen by `bench:` directives in the spawn prompt
+ * (other prompts run the double's default script). Frame vocabulary: caliband-protocol.md §3.3.
+ *
+ * - `bench:burst=N` — TurnStart, N AssistantTextDelta frames written as fast as the worker can
+ *   (yielding to the event loop every 256 frames), TurnEnd, RunEnd. With `bench:distinct` the
+ *   deltas alternate between content blocks 0 and 1, so none coalesce and every frame becomes one
+ *   fleet event (the normalizer merges adjacent deltas of one block within a read batch).
+ * - `bench:rate=R bench:count=C` — TurnStart, then C deltas paced at R frames/s on a fixed schedule;
+ *   each delta's text is `@<ms>` where ms is the wall-clock write time (ms since the epoch, with a
+ *   fractional part) so a subscriber can measure write-to-arrival latency; TurnEnd, RunEnd. Deltas
+ *   alternate content blocks, so each is its own fleet event.
+ * - `bench:idle` — TurnStart, then nothing until killed (an attached, quiet agent).
+ */
+import type { SpawnSpecJson } from "../../test/support/wire-format.js";
+import type { Frame, WorkerContext, WorkerScript } from "../../test/support/fake-scripts.js";
+
+/** Wall-clock time in ms since the epoch with sub-ms precision (comparable across processes). */
+export const wallMs = (): number => performance.timeOrigin + performance.now();
+
+/** Parsed `bench:` directives of a prompt; `null` when the prompt has none. */
+export interface BenchDirectives {
+  burst?: number;
+  rate?: number;
+  count?: number;
+  distinct: boolean;
+  idle: boolean;
+}
+
+/** Extract `bench:<name>[=<int>]` directives from a prompt. */
+export function parseBenchDirectives(prompt: string): BenchDirectives | null {
+  const d: BenchDirectives = { distinct: false, idle: false };
+  let any = false;
+  for (const m of prompt.matchAll(/bench:([a-z]+)(?:=(\d+))?/g)) {
+    any = true;
+    const n = m[2] === undefined ? undefined : Number(m[2]);
+    if (m[1] === "burst") d.burst = n;
+    else if (m[1] === "rate") d.rate = n;
+    else if (m[1] === "count") d.count = n;
+    else if (m[1] === "idle") d.idle = true;
+    else if (m[1] === "distinct") d.distinct = true;
+  }
+  return any ? d : null;
+}
+
+const turnStart = (id: string): Frame => ({
+  type: "TurnStart",
+  turn_index: 0,
+  message_id: `msg_bench_${id}`,
+  model: "claude-sonnet-4-5",
+});
+const delta = (text: string, block = 0): Frame => ({
+  type: "AssistantTextDelta",
+  turn_index: 0,
+  content_block_index: block,
+  text,
+});
+const turnEnd = (n: number): Frame => ({
+  type: "TurnEnd",
+  turn_index: 0,
+  assistant_message: { role: "assistant", content: [] },
+  tool_results: [],
+  stop_reason: "end_turn",
+  usage: { input_tokens: 100, output_tokens: n },
+  ttft: { secs: 0, nanos: 5_000_000 },
+  tbt: null,
+});
+const runEnd = (n: number): Frame => ({
+  type: "RunEnd",
+  final_messages: [],
+  total_usage: { input_tokens: 100, output_tokens: n },
+  turn_count: 1,
+  stopped_for: "EndOfTurn",
+  turns_without_edit: 1,
+  no_edit_nudge_emitted: false,
+});
+
+const yieldOnce = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+async function burst(ctx: WorkerContext, n: number, distinct: boolean): Promise<number> {
+  ctx.emit(turnStart(ctx.id));
+  for (let i = 0; i < n; i++) {
+    ctx.emit(delta(`b${i} `, distinct ? i % 2 : 0));
+    if (i % 256 === 255) await yieldOnce();
+  }
+  ctx.emit(turnEnd(n));
+  ctx.emit(runEnd(n));
+  return 0;
+}
+
+async function paced(ctx: WorkerContext, rate: number, count: number): Promise<number> {
+  ctx.emit(turnStart(ctx.id));
+  const start = performance.now();
+  const periodMs = 1000 / rate;
+  for (let i = 0; i < count; i++) {
+    const due = start + i * periodMs;
+    const wait = due - performance.now();
+    if (wait > 1) await ctx.sleep(Math.floor(wait));
+    ctx.emit(delta(`@${wallMs().toFixed(3)}`, i % 2));
+  }
+  ctx.emit(turnEnd(count));
+  ctx.emit(runEnd(count));
+  return 0;
+}
+
+async function idle(ctx: WorkerContext): Promise<number> {
+  ctx.emit(turnStart(ctx.id));
+  for (;;) await ctx.sleep(3_600_000); // ends by kill (sleep rejects once stopped)
+}
+
+/** The simulator's `script` option: a bench script for prompts with directives, else the default. */
+export function benchScript(spec: SpawnSpecJson): WorkerScript | undefined {
+  const d = parseBenchDirectives(spec.initial_prompt);
+  if (d === null) return undefined;
+  if (d.burst !== undefined) {
+    const n = d.burst;
+    const distinct = d.distinct;
+    return { run: (ctx) => burst(ctx, n, distinct) };
+  }
+  if (d.rate !== undefined && d.count !== undefined) {
+    const rate = d.rate;
+    const count = d.count;
+    return { run: (ctx) => paced(ctx, rate, count) };
+  }
+  if (d.idle) return { run: (ctx) => idle(ctx) };
+  return undefined;
+}

@@ -1,0 +1,162 @@
+/**
+ * The gateway under test as its own process (`prospero serve`), so its CPU and RSS are measured
+ * apart from the simulator and the benchmark's clients; plus the GraphQL calls benchmarks need.
+ */
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { REPO, startNode, until, type Child } from "./procs.js";
+
+/** A free TCP port on 127.0.0.1 (bound and released; the gateway binds it right after). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** GraphQL response body. */
+export interface GqlResult<T> {
+  data?: T;
+  errors?: { message: string }[];
+}
+
+/** Gateway counters read through the `metrics` query (names as in the schema). */
+export interface GatewayMetrics {
+  activeAttaches: number;
+  busDroppedTotal: number;
+  busSubscribers: number;
+  eventsAppendedTotal: number;
+  framesIngestedTotal: number;
+  ingestLagBytes: number;
+  pollsTotal: number;
+  pollFailuresTotal: number;
+}
+
+/** A running gateway process. */
+export interface Gateway {
+  child: Child;
+  pid: number;
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  /** `ws://127.0.0.1:<port>/graphql`. */
+  wsUrl: string;
+  dataDir: string;
+  /** Wall time from process start to `/readyz` answering 200, ms. */
+  readyMs: number;
+  /**
+   * POST a GraphQL operation.
+   * @throws Error with the GraphQL error messages when the response has errors.
+   */
+  gql<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  metrics(): Promise<GatewayMetrics>;
+  /** Register a workspace (caliband must already be running: the gateway runs with --no-autostart). */
+  addWorkspace(name: string, root: string): Promise<void>;
+  /** Spawn an agent (not isolated: no worktree); resolves with its caliband id. */
+  spawn(workspace: string, prompt: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startGateway}. */
+export interface GatewayOptions {
+  dataDir: string;
+  /** CALIBAN_DAEMON_RUNTIME_DIR shared with the simulator. */
+  runtimeDir: string;
+  /** Poll interval, ms (default: the gateway's own default, 2000). */
+  pollIntervalMs?: number;
+  /** Extra `node` flags, e.g. `--max-old-space-size`. */
+  nodeArgs?: string[];
+  timeoutMs?: number;
+}
+
+/**
+ * Start `prospero serve` on a free port with `--no-autostart --log-level warn` and wait for
+ * `/readyz` 200.
+ * @throws (rejects) when the process exits or is not ready within `timeoutMs` (default 120 s).
+ */
+export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const port = await freePort();
+  const args = ["serve", "--data-dir", opts.dataDir, "--port", String(port), "--no-autostart", "--log-level", "warn"];
+  if (opts.pollIntervalMs !== undefined) args.push("--poll-interval-ms", String(opts.pollIntervalMs));
+  const t0 = performance.now();
+  const child = startNode(path.join(REPO, "bin/prospero.js"), args, {
+    env: { CALIBAN_DAEMON_RUNTIME_DIR: opts.runtimeDir, NODE_ENV: "production" },
+    nodeArgs: opts.nodeArgs ?? [],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  let exited: string | null = null;
+  void child.exited.then((code) => (exited = String(code)));
+  try {
+    await until(
+      async () => {
+        if (exited !== null) throw new Error(`gateway exited (${exited}):\n${child.stderr()}`);
+        const res = await fetch(`${url}/readyz`).catch(() => null);
+        return res?.status === 200;
+      },
+      "gateway /readyz 200",
+      opts.timeoutMs ?? 120_000,
+      10,
+    );
+  } catch (err) {
+    await child.stop();
+    throw err instanceof Error && exited !== null ? new Error(`gateway exited (${exited}):\n${child.stderr()}`) : err;
+  }
+  const readyMs = performance.now() - t0;
+
+  async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    const res = await fetch(`${url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as GqlResult<T>;
+    if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join("; "));
+    if (body.data === undefined) throw new Error(`HTTP ${res.status}: no data`);
+    return body.data;
+  }
+
+  return {
+    child,
+    pid: child.pid,
+    url,
+    wsUrl: `ws://127.0.0.1:${port}/graphql`,
+    dataDir: opts.dataDir,
+    readyMs,
+    gql,
+    async metrics() {
+      const d = await gql<{ metrics: GatewayMetrics }>(
+        "{ metrics { activeAttaches busDroppedTotal busSubscribers eventsAppendedTotal framesIngestedTotal ingestLagBytes pollsTotal pollFailuresTotal } }",
+      );
+      return d.metrics;
+    },
+    async addWorkspace(name, root) {
+      const d = await gql<{ addWorkspace: { __typename: string; message?: string } }>(
+        `mutation($name: String!, $root: String!) { addWorkspace(name: $name, root: $root) {
+           __typename ... on Error { message } } }`,
+        { name, root },
+      );
+      if (d.addWorkspace.__typename !== "AddWorkspacePayload") {
+        throw new Error(`addWorkspace ${name}: ${d.addWorkspace.__typename}: ${d.addWorkspace.message ?? ""}`);
+      }
+    },
+    async spawn(workspace, prompt) {
+      const d = await gql<{
+        spawnAgent: { __typename: string; message?: string; agent?: { agentId: string } };
+      }>(
+        `mutation($input: SpawnAgentInput!) { spawnAgent(input: $input) {
+           __typename ... on SpawnAgentPayload { agent { agentId } } ... on Error { message } } }`,
+        { input: { workspace, prompt, isolated: false } },
+      );
+      if (d.spawnAgent.agent === undefined) {
+        throw new Error(`spawnAgent: ${d.spawnAgent.__typename}: ${d.spawnAgent.message ?? ""}`);
+      }
+      return d.spawnAgent.agent.agentId;
+    },
+    stop: () => child.stop(),
+  };
+}

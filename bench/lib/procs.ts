@@ -1,0 +1,165 @@
+/**
+ * Child processes of a benchmark run (gateway, simulator, baseline server) and their resource use.
+ * Every child started here is stopped by {@link stopAll} — on normal exit and on SIGINT — so a run
+ * never leaves processes behind; only pids we started are signalled.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import pidusage from "pidusage";
+
+/** Repository root (bench/lib/../..). */
+export const REPO = path.resolve(import.meta.dirname, "../..");
+
+/** tsx's ESM loader inside this repository (so children resolve it from any cwd). */
+const TSX_LOADER = path.join(REPO, "node_modules/tsx/dist/loader.mjs");
+
+/** A started child with its captured output. */
+export interface Child {
+  proc: ChildProcess;
+  pid: number;
+  /** Last 64 KiB of stderr. */
+  stderr(): string;
+  /** Resolves with the exit code (or signal name) once the process ended. */
+  exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL after `graceMs` (default 10 s); resolves when it exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const live = new Set<Child>();
+
+/**
+ * Start `node [--import tsx] <script> ...args`. `ts` scripts are loaded through tsx.
+ * @throws if the process cannot be spawned.
+ */
+export function startNode(
+  script: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; onStdout?: (chunk: string) => void } = {},
+): Child {
+  const nodeArgs = [...(opts.nodeArgs ?? [])];
+  if (script.endsWith(".ts")) nodeArgs.push("--import", TSX_LOADER);
+  const proc = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (proc.pid === undefined) throw new Error(`could not start ${script}`);
+  let err = "";
+  proc.stderr?.on("data", (d: Buffer) => {
+    err = (err + d.toString()).slice(-65536);
+  });
+  proc.stdout?.on("data", (d: Buffer) => opts.onStdout?.(d.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.on("exit", (code, signal) => resolve(code ?? signal ?? -1)),
+  );
+  const child: Child = {
+    proc,
+    pid: proc.pid,
+    stderr: () => err,
+    exited,
+    async stop(graceMs = 10_000) {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill("SIGTERM");
+        const t = setTimeout(() => proc.kill("SIGKILL"), graceMs);
+        await exited;
+        clearTimeout(t);
+      }
+      live.delete(child);
+    },
+  };
+  live.add(child);
+  void exited.then(() => live.delete(child));
+  return child;
+}
+
+/** Stop every child still running. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map((c) => c.stop(5_000)));
+}
+
+process.once("SIGINT", () => {
+  void stopAll().then(() => process.exit(130));
+});
+
+/** One reading of a process: cumulative CPU time (user + system, ms) and resident set (bytes). */
+export interface ProcSample {
+  /** Wall clock, ms since the epoch. */
+  at: number;
+  cpuMs: number;
+  rssBytes: number;
+}
+
+/** Read CPU time and RSS of `pid` (pidusage; /proc on Linux). */
+export async function sampleProc(pid: number): Promise<ProcSample> {
+  const s = await pidusage(pid);
+  return { at: Date.now(), cpuMs: s.ctime, rssBytes: s.memory };
+}
+
+/** CPU of a process over a window, as a fraction of one core (1.0 = one core busy). */
+export function coreShare(a: ProcSample, b: ProcSample): number {
+  return b.at > a.at ? (b.cpuMs - a.cpuMs) / (b.at - a.at) : 0;
+}
+
+/** Samples a process every `everyMs` until stopped; `samples` holds them in order. */
+export class ProcSampler {
+  readonly samples: ProcSample[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly pid: number,
+    private readonly everyMs = 500,
+  ) {}
+
+  /** Take a first sample and keep sampling. */
+  async start(): Promise<this> {
+    this.samples.push(await sampleProc(this.pid));
+    this.timer = setInterval(() => {
+      sampleProc(this.pid).then(
+        (s) => this.samples.push(s),
+        () => undefined, // process gone: the series just ends
+      );
+    }, this.everyMs);
+    return this;
+  }
+
+  /** Stop sampling (after one last sample) and return the series. */
+  async stop(): Promise<ProcSample[]> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    try {
+      this.samples.push(await sampleProc(this.pid));
+    } catch {
+      // gone
+    }
+    return this.samples;
+  }
+}
+
+/** Resolve after `ms`. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Poll `check` every `everyMs` until it returns a truthy value.
+ * @throws Error naming `what` after `timeoutMs`.
+ */
+export async function until<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 60_000,
+  everyMs = 50,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    }
+    await sleep(everyMs);
+  }
+}

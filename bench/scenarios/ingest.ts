@@ -1,0 +1,103 @@
+/**
+ * Ingest throughput: 1, 10 and 100 agents of the simulator write their TurnEvent streams as fast as
+ * the worker side can (`bench:burst … bench:distinct`: every frame its own fleet event), and the gateway stores them end to end (read stdout.ndjson →
+ * normalize → batched append → commit → publish). Figure: TurnEvents (frames) stored per second, from
+ * the metrics sample before the first stored frame to the one that saw the last. The normalizer
+ * coalesces adjacent text deltas, so fleet events are fewer than frames; both tables are written. Baseline (same run): the same Frame and Event rows inserted with raw
+ * better-sqlite3 in 10,000-row transactions. Target: ≥ 50 % of the baseline.
+ */
+import path from "node:path";
+import { startGateway, type GatewayMetrics } from "../lib/gateway.js";
+import { ProcSampler, coreShare, sleep, until } from "../lib/procs.js";
+import { rawInsertBaseline } from "../lib/raw-baseline.js";
+import { withTarget, type Measurement, type RunContext, type Scenario } from "../lib/report.js";
+import { makeDirs, makeRoots, startSim } from "../lib/sim.js";
+import { mib } from "../lib/stats.js";
+
+/** Frames per case, split evenly over the agents (TurnStart, deltas, TurnEnd, RunEnd each). */
+const TOTAL_FRAMES = 200_000;
+const QUICK_FRAMES = 6_000;
+
+async function runCase(ctx: RunContext, agents: number, totalFrames: number): Promise<Measurement[]> {
+  const dirs = makeDirs();
+  try {
+    const [root] = makeRoots(dirs, 1);
+    const sim = await startSim(dirs, [root!]);
+    const dataDir = path.join(dirs.tmp, "gw");
+    const gw = await startGateway({ dataDir, runtimeDir: dirs.runtime });
+    await gw.addWorkspace("bench", root!);
+    const perAgent = Math.max(1, Math.floor(totalFrames / agents) - 3);
+    const expectFrames = agents * (perAgent + 3);
+    const base = await gw.metrics();
+    const cpu = await new ProcSampler(gw.pid, 250).start();
+    ctx.log(`${agents} agent(s) × ${perAgent + 3} frames: spawning`);
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: agents }, () => gw.spawn("bench", `ingest bench:burst=${perAgent} bench:distinct`)));
+    let first: { at: number; m: GatewayMetrics } | null = null;
+    let last: { at: number; m: GatewayMetrics } = { at: t0, m: base };
+    let lastLog = Date.now();
+    await until(
+      async () => {
+        const m = await gw.metrics();
+        const at = performance.now();
+        if (first === null && m.framesIngestedTotal > base.framesIngestedTotal) first = last; // the sample before progress
+        last = { at, m };
+        if (Date.now() - lastLog > 5_000) {
+          lastLog = Date.now();
+          ctx.log(`  ${m.framesIngestedTotal - base.framesIngestedTotal}/${expectFrames} frames stored`);
+        }
+        return m.framesIngestedTotal - base.framesIngestedTotal >= expectFrames;
+      },
+      `${expectFrames} frames stored`,
+      600_000,
+      20,
+    );
+    const samples = await cpu.stop();
+    const start = first ?? { at: t0, m: base };
+    const frames = last.m.framesIngestedTotal - start.m.framesIngestedTotal;
+    const events = last.m.eventsAppendedTotal - start.m.eventsAppendedTotal;
+    const secs = (last.at - start.at) / 1000;
+    const rate = frames / secs;
+    const rssMax = Math.max(...samples.map((s) => s.rssBytes));
+    const share = coreShare(samples[0]!, samples[samples.length - 1]!);
+    ctx.log(
+      `  stored ${frames} TurnEvents (${events} fleet events) in ${secs.toFixed(2)} s: ${Math.round(rate)}/s; baseline next`,
+    );
+    await sleep(500); // let the terminal status land before stopping
+    await gw.stop();
+    await sim.stop();
+    const raw = rawInsertBaseline(dataDir, path.join(dirs.tmp, "raw"));
+    ctx.log(`  raw inserts: ${raw.events} events + ${raw.frames} frames in ${raw.ms.toFixed(0)} ms`);
+    const label = `${agents} agent${agents === 1 ? "" : "s"}`;
+    return [
+      withTarget(
+        {
+          scenario: "ingest",
+          case: label,
+          metric: "TurnEvents stored/s",
+          value: rate,
+          unit: "events/s",
+          baseline: { name: "raw better-sqlite3", value: raw.framesPerSec },
+        },
+        { text: "≥ 0.50 × raw inserts", ok: (_v, r) => (r ?? 0) >= 0.5 },
+      ),
+      { scenario: "ingest", case: label, metric: "gateway CPU", value: share * 100, unit: "% core" },
+      { scenario: "ingest", case: label, metric: "gateway RSS max", value: mib(rssMax), unit: "MiB" },
+    ];
+  } finally {
+    dirs.cleanup();
+  }
+}
+
+/** The ingest throughput scenario. */
+export const scenario: Scenario = {
+  name: "ingest",
+  title: "TurnEvents stored/s for 1, 10, 100 agents streaming flat out, vs raw better-sqlite3 inserts",
+  async run(ctx) {
+    const out: Measurement[] = [];
+    for (const agents of [1, 10, 100]) {
+      out.push(...(await runCase(ctx, agents, ctx.quick ? QUICK_FRAMES : TOTAL_FRAMES)));
+    }
+    return out;
+  },
+};
