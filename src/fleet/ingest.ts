@@ -34,6 +34,14 @@ import type { PriceTable } from "./pricing.js";
 /** Frame rows per INSERT statement (4 parameters each; SQLite allows 32766 per statement). */
 const FRAME_ROWS_PER_INSERT = 500;
 
+/**
+ * Most bytes of stdout.ndjson read and committed at once, so a large backlog (a gateway that was
+ * down during a long run, a worker writing flat out) is ingested in bounded slices instead of one
+ * giant read and transaction that would exhaust the heap. A single line longer than this is still
+ * read whole (the slice widens until it ends).
+ */
+export const MAX_READ_BYTES = 1 << 20;
+
 /** The worker's replay window (protocol §3.2): at most this many lines are re-sent on connect. */
 export const REPLAY_WINDOW = 1024;
 
@@ -308,8 +316,9 @@ export class IngestTask {
   // -------------------------------------------------------------------------------------------
 
   /**
-   * Read what the worker appended since the cursor and commit its complete lines. With `final`
-   * (the worker has exited), a trailing line without `\n` is taken as the last line.
+   * Read what the worker appended since the cursor (at most {@link MAX_READ_BYTES}, widened for
+   * one longer line) and commit its complete lines. With `final` (the worker has exited) and the
+   * read reaching the end of the file, a trailing line without `\n` is taken as the last line.
    * @returns true when something was committed.
    */
   private async readFileOnce(final: boolean): Promise<boolean> {
@@ -324,13 +333,20 @@ export class IngestTask {
       const offset = this.cursor.byteOffset;
       this.lagBytes = Math.max(0, size - offset);
       if (size <= offset) return false;
-      const buf = Buffer.alloc(size - offset);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
-      const data = buf.subarray(0, bytesRead);
+      let want = Math.min(size - offset, MAX_READ_BYTES);
+      let data: Buffer;
+      for (;;) {
+        const buf = Buffer.alloc(want);
+        const { bytesRead } = await fh.read(buf, 0, want, offset);
+        data = buf.subarray(0, bytesRead);
+        if (bytesRead < want || offset + bytesRead >= size || data.lastIndexOf(0x0a) >= 0) break;
+        want = Math.min(size - offset, want * 2); // one line longer than the slice: widen until it ends
+      }
+      const atEnd = offset + data.length >= size;
       const lastNl = data.lastIndexOf(0x0a);
       let body: Buffer;
       let consumed: number;
-      if (final) {
+      if (final && atEnd) {
         body = data[data.length - 1] === 0x0a ? data.subarray(0, data.length - 1) : data;
         consumed = data.length;
       } else {
@@ -564,11 +580,17 @@ export class IngestTask {
       this.abort.abort();
       this.wakeUp?.();
       await this.loop;
-      const deadline = Date.now() + timeoutMs;
+      // The deadline bounds waiting without progress, never a backlog being read: every slice
+      // committed extends it, so a long run's tail is stored in full before `finished`.
+      let deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         const progressed = await this.readFileOnce(true);
-        if (!progressed && (await this.fileLag()) === 0) break;
-        if (!progressed) await abortableSleep(50);
+        if (progressed) {
+          deadline = Date.now() + timeoutMs;
+          continue;
+        }
+        if ((await this.fileLag()) === 0) break;
+        await abortableSleep(50);
       }
       await this.commitFinished();
     })();

@@ -1,7 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { IngestTask, REPLAY_WINDOW, abortableSleep } from "../../src/fleet/ingest.js";
+import { IngestTask, MAX_READ_BYTES, REPLAY_WINDOW, abortableSleep } from "../../src/fleet/ingest.js";
+import { newFleetMetrics } from "../../src/fleet/metrics.js";
+import { DEFAULT_PRICES } from "../../src/fleet/pricing.js";
+import { silentLogger } from "../../src/log.js";
+import { tmpDir } from "../helpers/tmp.js";
 import {
   startDaemon,
   startFleet,
@@ -165,5 +169,76 @@ describe("exactly-once ingest", () => {
     expect(kinds.filter((k) => k === "status_changed")).toHaveLength(1);
     expect(kinds.filter((k) => k === "turn_started")).toHaveLength(2);
     expect(kinds.filter((k) => k === "agent_finished")).toHaveLength(1);
+  }, 90_000);
+
+  it("a backlog far larger than one read is stored in bounded slices and in full, even with a short finish deadline", async () => {
+    const d = await daemon(1);
+    const h = await fleet(d);
+    const agentId = "abcdefabcdef";
+    await h.db.prisma.agent.create({
+      data: {
+        id: agentId,
+        workspace: "demo",
+        name: "backlog",
+        status: "done",
+        spec: {},
+        startedAt: new Date(),
+      },
+    });
+    // ~6 MiB of frames written before ingest starts, with one 2.5 MiB line (longer than a slice).
+    const sessionDir = tmpDir();
+    const delta = (i: number, text: string) =>
+      JSON.stringify({ type: "AssistantTextDelta", turn_index: 0, content_block_index: i % 2, text });
+    const lines = [
+      JSON.stringify({ type: "TurnStart", turn_index: 0, message_id: "m", model: "claude-sonnet-4-5" }),
+    ];
+    for (let i = 0; i < 40_000; i++) lines.push(delta(i, `backlog line ${i} `.padEnd(60, ".")));
+    const big = {
+      type: "AssistantTextDelta",
+      turn_index: 0,
+      content_block_index: 2,
+      text: "x".repeat(2.5 * 1024 * 1024),
+    };
+    lines.splice(20_000, 0, JSON.stringify(big)); // block 2: never coalesced with its neighbours
+    fs.writeFileSync(path.join(sessionDir, "stdout.ndjson"), `${lines.join("\n")}\n`);
+    expect(fs.statSync(path.join(sessionDir, "stdout.ndjson")).size).toBeGreaterThan(5 * MAX_READ_BYTES);
+
+    // Record how many lines each commit stored.
+    const metrics = newFleetMetrics();
+    const perCommit: number[] = [];
+    let total = 0;
+    Object.defineProperty(metrics, "frames_ingested_total", {
+      get: () => total,
+      set: (v: number) => {
+        perCommit.push(v - total);
+        total = v;
+      },
+    });
+    const task = await IngestTask.start(
+      {
+        agentId,
+        workspace: "demo",
+        sessionDir,
+        endpoint: { kind: "unix", path: path.join(sessionDir, "gone.sock") },
+        transport: {},
+        specModel: null,
+      },
+      {
+        db: h.db.prisma,
+        store: h.store,
+        prices: DEFAULT_PRICES,
+        metrics,
+        log: silentLogger,
+        tailIntervalMs: 20,
+      },
+    );
+    await task.finish(200); // far less than the whole backlog takes: progress must keep it going
+    expect(task.isFinished).toBe(true);
+    expect(await storedLines(h, agentId)).toEqual(lines);
+    expect(perCommit.length).toBeGreaterThan(5);
+    // A slice holds at most MAX_READ_BYTES of ~80-byte lines (the 2.5 MiB line is read whole).
+    expect(Math.max(...perCommit)).toBeLessThanOrEqual(Math.ceil(MAX_READ_BYTES / 80));
+    const outputs = (await h.store.readStream(agentId, 0, 100_000)).filter((e) => e.kind === "output");
+    expect(outputs).toHaveLength(40_001);
   }, 90_000);
 });
