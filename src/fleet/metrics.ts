@@ -22,6 +22,12 @@ export interface FleetMetrics {
   ingest_commit_failures_total: number;
   /** Per-agent stream connections open now (gauge). */
   active_attaches: number;
+  /**
+   * Wall time of the last completed poll round, ms (gauge; 0 until one completed): from the start
+   * of the round (the poller's tick, or `pollAll`) until every workspace poll it covers settled —
+   * the polls it started and any still in flight from an earlier round, which it waits for too.
+   */
+  poll_round_duration_ms: number;
 }
 
 /** Fresh zeroed metrics. */
@@ -35,5 +41,6 @@ export function newFleetMetrics(): FleetMetrics {
     ingest_gaps_total: 0,
     ingest_commit_failures_total: 0,
     active_attaches: 0,
+    poll_round_duration_ms: 0,
   };
 }

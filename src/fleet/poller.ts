@@ -82,7 +82,7 @@ export class Poller {
     this.stopped = false;
     const tick = () => {
       if (this.stopped) return;
-      this.kickAll();
+      void this.round();
       this.timer = setTimeout(tick, this.deps.intervalMs);
     };
     tick();
@@ -108,7 +108,18 @@ export class Poller {
 
   /** One round now: poll every workspace concurrently and wait for all of them. */
   async pollAll(): Promise<void> {
+    await this.round();
+  }
+
+  /**
+   * Kick every workspace's poll and, once all of them settled, record the round's wall time in
+   * `poll_round_duration_ms`. Rounds may overlap (a slow one finishes after the next tick); the
+   * gauge holds the last to complete. Never rejects (polls never throw).
+   */
+  private async round(): Promise<void> {
+    const t0 = performance.now();
     await Promise.all(this.kickAll());
+    this.deps.metrics.poll_round_duration_ms = performance.now() - t0;
   }
 
   /** Poll one workspace now: list, health, reconcile, attach. Never throws. */

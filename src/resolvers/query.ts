@@ -60,6 +60,10 @@ const MetricsRef = builder.objectRef<MetricsView>("Metrics").implement({
     }),
     pollsTotal: t.exposeInt("polls_total", { description: "caliband polls attempted." }),
     pollFailuresTotal: t.exposeInt("poll_failures_total", { description: "caliband polls that failed." }),
+    pollRoundDurationMs: t.exposeFloat("poll_round_duration_ms", {
+      description:
+        "Wall time of the last completed poll round, in milliseconds (0 until one completed): from the round's start until every workspace's poll in it settled.",
+    }),
     ingestGapsTotal: t.exposeInt("ingest_gaps_total", {
       description: "Times output lines were lost before being read.",
     }),

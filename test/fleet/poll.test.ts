@@ -51,6 +51,9 @@ describe("polling and reconciliation", () => {
       "ingested",
     );
     expect(h.fleet.metrics.active_attaches).toBeGreaterThan(0);
+    // Rounds have completed by now: the gauge holds the last one's wall time.
+    expect(h.fleet.metrics.poll_round_duration_ms).toBeGreaterThan(0);
+    expect(h.fleet.metrics.poll_round_duration_ms).toBeLessThan(5_000);
     await h.fleet.lifecycle.sendInput(id, "ping from the operator");
     await waitFor(
       async () =>
@@ -113,6 +116,27 @@ describe("polling and reconciliation", () => {
       { state: "unreachable", reason: expect.stringMatching(/timeout/) as unknown as string },
       { state: "healthy", reason: null },
     ]);
+  });
+
+  it("poll_round_duration_ms is the wall time of the last round, waiting for a hung daemon's deadline", async () => {
+    const d = await daemon();
+    // One round at start, then none: rounds below run only when the test asks.
+    const h = await fleet(d.ws.runtime, { pollIntervalMs: 3_600_000, listDeadlineMs: 600 });
+    await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
+    await h.fleet.poller.pollAll();
+    const fast = h.fleet.metrics.poll_round_duration_ms;
+    expect(fast).toBeGreaterThan(0);
+    expect(fast).toBeLessThan(550);
+
+    d.daemon.hang(true);
+    const t0 = performance.now();
+    await h.fleet.poller.pollAll();
+    const wall = performance.now() - t0;
+    d.daemon.hang(false);
+    const slow = h.fleet.metrics.poll_round_duration_ms;
+    expect(slow).toBeGreaterThanOrEqual(550); // the round waited for the list deadline (600 ms)
+    expect(slow).toBeLessThanOrEqual(wall + 1);
+    expect(h.fleet.metrics.poll_failures_total).toBe(1);
   });
 
   it("restarting the gateway emits no duplicate lifecycle or health events (#194, #196)", async () => {
