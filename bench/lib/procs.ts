@@ -1,6 +1,7 @@
 /**
  * Child processes of a benchmark run (gateway, simulator, baseline server) and their resource use.
- * Every child started here is stopped by {@link stopAll} — on normal exit and on SIGINT — so a run
+ * Every child started here is stopped by {@link stopAll} — after each scenario and on SIGINT or
+ * SIGTERM — so a run
  * never leaves processes behind; only pids we started are signalled.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -77,9 +78,14 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...live].map((c) => c.stop(5_000)));
 }
 
-process.once("SIGINT", () => {
-  void stopAll().then(() => process.exit(130));
-});
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+] as const) {
+  process.once(signal, () => {
+    void stopAll().then(() => process.exit(code));
+  });
+}
 
 /** One reading of a process: cumulative CPU time (user + system, ms) and resident set (bytes). */
 export interface ProcSample {

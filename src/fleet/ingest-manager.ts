@@ -1,7 +1,7 @@
 /**
  * One ingest task per agent: started when an agent is first seen non-terminal (idle included,
  * #51), finished before its terminal status is recorded and before `rm`/`respawn` delete its
- * session dir, stopped (resumable) at shutdown.
+ * session dir, stopped (resumable) at shutdown, and forgotten once finished.
  */
 import type { IngestDeps, IngestTarget } from "./ingest.js";
 import { IngestTask } from "./ingest.js";
@@ -31,12 +31,22 @@ export class IngestManager {
   async finish(target: IngestTarget, timeoutMs = 5_000): Promise<void> {
     if (this.closed) return;
     if (!this.tasks.has(target.agentId)) this.ensure(target);
+    const pending = this.tasks.get(target.agentId);
     try {
-      const task = await this.tasks.get(target.agentId);
+      const task = await pending;
       await task?.finish(timeoutMs);
+      // A finished task holds nothing we need again (its cursor says finished, so a later ensure
+      // or finish starts a task that ends at once): drop it, so memory and `lagBytes` scale with
+      // the live agents, not every agent this gateway ever ingested.
+      if (task?.isFinished && this.tasks.get(target.agentId) === pending) this.tasks.delete(target.agentId);
     } catch (err) {
       this.deps.log.error({ err, agent: target.agentId }, "finishing ingest failed");
     }
+  }
+
+  /** Ingest tasks held now: running, or started and not yet finished. */
+  get taskCount(): number {
+    return this.tasks.size;
   }
 
   /** Bytes workers wrote to stdout.ndjson that are not ingested yet, summed over running tasks. */

@@ -98,6 +98,8 @@ describe("exactly-once ingest", () => {
     expect(stored.length).toBeGreaterThan(5000);
     expect(stored).toEqual(fileLines(d, agent.id));
     expect(h.fleet.metrics.ingest_gaps_total).toBe(0);
+    // A finished agent's ingest task is released (memory scales with live agents only).
+    await waitFor(() => h.fleet.ingest.taskCount === 0, 10_000, "finished ingest task released");
   }, 90_000);
 
   it("socket mode: drops mid-run are bridged by content alignment — no loss, no duplicate", async () => {
