@@ -9,11 +9,22 @@
  * - `bench:rate=R bench:count=C` — TurnStart, then C deltas paced at R frames/s on a fixed schedule;
  *   each delta's text is `@<ms>` where ms is the wall-clock write time (ms since the epoch, with a
  *   fractional part) so a subscriber can measure write-to-arrival latency; TurnEnd, RunEnd. Deltas
- *   alternate content blocks, so each is its own fleet event.
+ *   alternate content blocks, so each is its own fleet event. With `bench:gate=N` the first delta
+ *   (and the schedule) waits after TurnStart until the file {@link gatePath}(N) exists, so a
+ *   benchmark can attach its subscribers before the stream flows and start every agent at once.
  * - `bench:idle` — TurnStart, then nothing until killed (an attached, quiet agent).
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { SpawnSpecJson } from "../../test/support/wire-format.js";
 import type { Frame, WorkerContext, WorkerScript } from "../../test/support/fake-scripts.js";
+
+/**
+ * The file whose creation opens `bench:gate=<n>` (in the OS temp dir, shared by the benchmark and
+ * the simulator process). The benchmark creates it and removes it when done.
+ */
+export const gatePath = (n: number): string => path.join(os.tmpdir(), `pb-gate-${n}`);
 
 /** Wall-clock time in ms since the epoch with sub-ms precision (comparable across processes). */
 export const wallMs = (): number => performance.timeOrigin + performance.now();
@@ -23,6 +34,8 @@ export interface BenchDirectives {
   burst?: number;
   rate?: number;
   count?: number;
+  /** `bench:gate=N`: a paced run waits after TurnStart until {@link gatePath}(N) exists. */
+  gate?: number;
   distinct: boolean;
   idle: boolean;
 }
@@ -37,6 +50,7 @@ export function parseBenchDirectives(prompt: string): BenchDirectives | null {
     if (m[1] === "burst") d.burst = n;
     else if (m[1] === "rate") d.rate = n;
     else if (m[1] === "count") d.count = n;
+    else if (m[1] === "gate") d.gate = n;
     else if (m[1] === "idle") d.idle = true;
     else if (m[1] === "distinct") d.distinct = true;
   }
@@ -88,8 +102,12 @@ async function burst(ctx: WorkerContext, n: number, distinct: boolean): Promise<
   return 0;
 }
 
-async function paced(ctx: WorkerContext, rate: number, count: number): Promise<number> {
+async function paced(ctx: WorkerContext, rate: number, count: number, gate?: number): Promise<number> {
   ctx.emit(turnStart(ctx.id));
+  if (gate !== undefined) {
+    const file = gatePath(gate);
+    while (!fs.existsSync(file)) await ctx.sleep(10);
+  }
   const start = performance.now();
   const periodMs = 1000 / rate;
   for (let i = 0; i < count; i++) {
@@ -120,7 +138,8 @@ export function benchScript(spec: SpawnSpecJson): WorkerScript | undefined {
   if (d.rate !== undefined && d.count !== undefined) {
     const rate = d.rate;
     const count = d.count;
-    return { run: (ctx) => paced(ctx, rate, count) };
+    const gate = d.gate;
+    return { run: (ctx) => paced(ctx, rate, count, gate) };
   }
   if (d.idle) return { run: (ctx) => idle(ctx) };
   return undefined;
