@@ -6,7 +6,7 @@
  * bad arguments. See bench/README.md.
  */
 import path from "node:path";
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import {
   machineInfo,
   renderTable,
@@ -30,7 +30,9 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
 
 async function main(argv: string[]): Promise<number> {
   const program = new Command("bench")
-    .description("Prospero benchmarks: throughput, latency, memory and scale, as ratios to same-run baselines")
+    .description(
+      "Prospero benchmarks: throughput, latency, memory and scale, as ratios to same-run baselines",
+    )
     .argument("[scenario...]", `scenarios to run (default all): ${Object.keys(SCENARIOS).join(", ")}`)
     .option("--quick", "small sizes: a smoke run of the same code paths (figures not comparable)", false)
     .option("--json <file>", "where to write the JSON report", path.join(REPO, "bench/results/latest.json"))
@@ -47,9 +49,7 @@ async function main(argv: string[]): Promise<number> {
   const names = program.args.length ? program.args : Object.keys(SCENARIOS);
   for (const n of names) {
     if (!(n in SCENARIOS)) {
-      process.stderr.write(
-        `bench: unknown scenario "${n}" (known: ${Object.keys(SCENARIOS).join(", ")})\n`,
-      );
+      process.stderr.write(`bench: unknown scenario "${n}" (known: ${Object.keys(SCENARIOS).join(", ")})\n`);
       return 2;
     }
   }
@@ -77,8 +77,7 @@ async function main(argv: string[]): Promise<number> {
     const t0 = Date.now();
     const ctx: RunContext = {
       quick: opts.quick,
-      log: (msg) =>
-        process.stderr.write(`[${name} +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`),
+      log: (msg) => process.stderr.write(`[${name} +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`),
     };
     ctx.log(`start: ${scenario.title}`);
     let got: Measurement[] = [];

@@ -81,7 +81,16 @@ export interface GatewayOptions {
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const port = await freePort();
-  const args = ["serve", "--data-dir", opts.dataDir, "--port", String(port), "--no-autostart", "--log-level", "warn"];
+  const args = [
+    "serve",
+    "--data-dir",
+    opts.dataDir,
+    "--port",
+    String(port),
+    "--no-autostart",
+    "--log-level",
+    "warn",
+  ];
   if (opts.pollIntervalMs !== undefined) args.push("--poll-interval-ms", String(opts.pollIntervalMs));
   const t0 = performance.now();
   const child = startNode(path.join(REPO, "bin/prospero.js"), args, {
@@ -104,7 +113,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     );
   } catch (err) {
     await child.stop();
-    throw err instanceof Error && exited !== null ? new Error(`gateway exited (${exited}):\n${child.stderr()}`) : err;
+    throw err instanceof Error && exited !== null
+      ? new Error(`gateway exited (${exited}):\n${child.stderr()}`)
+      : err;
   }
   const readyMs = performance.now() - t0;
 
@@ -141,7 +152,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         { name, root },
       );
       if (d.addWorkspace.__typename !== "AddWorkspacePayload") {
-        throw new Error(`addWorkspace ${name}: ${d.addWorkspace.__typename}: ${d.addWorkspace.message ?? ""}`);
+        throw new Error(
+          `addWorkspace ${name}: ${d.addWorkspace.__typename}: ${d.addWorkspace.message ?? ""}`,
+        );
       }
     },
     async spawn(workspace, prompt) {

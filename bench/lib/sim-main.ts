@@ -32,7 +32,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const cfg = JSON.parse(fs.readFileSync(file, "utf8")) as SimConfig;
-  const env = { ...process.env, CALIBAN_DAEMON_RUNTIME_DIR: cfg.runtimeDir, CALIBAN_AGENT_IDLE_TIMEOUT_SECS: "0" };
+  const env = {
+    ...process.env,
+    CALIBAN_DAEMON_RUNTIME_DIR: cfg.runtimeDir,
+    CALIBAN_AGENT_IDLE_TIMEOUT_SECS: "0",
+  };
   const daemons: FakeCaliband[] = [];
   let stopping = false;
   const stop = async (): Promise<void> => {
@@ -65,6 +69,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`bench simulator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(
+    `bench simulator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   process.exit(1);
 });

@@ -89,7 +89,10 @@ export async function startSim(
         throw new Error(`bench simulator exited (${code}) before it was ready:\n${child.stderr()}`);
       }),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`bench simulator not ready after ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`bench simulator not ready after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       }),
     ]);
   } catch (err) {

@@ -32,7 +32,11 @@ async function runCase(ctx: RunContext, agents: number, totalFrames: number): Pr
     const cpu = await new ProcSampler(gw.pid, 250).start();
     ctx.log(`${agents} agent(s) × ${perAgent + 3} frames: spawning`);
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: agents }, () => gw.spawn("bench", `ingest bench:burst=${perAgent} bench:distinct`)));
+    await Promise.all(
+      Array.from({ length: agents }, () =>
+        gw.spawn("bench", `ingest bench:burst=${perAgent} bench:distinct`),
+      ),
+    );
     let first: { at: number; m: GatewayMetrics } | null = null;
     let last: { at: number; m: GatewayMetrics } = { at: t0, m: base };
     let lastLog = Date.now();

@@ -221,7 +221,7 @@ describe("exactly-once ingest", () => {
         agentId,
         workspace: "demo",
         sessionDir,
-        endpoint: { kind: "unix", path: path.join(sessionDir, "gone.sock") },
+        endpoint: { scheme: "unix", path: path.join(sessionDir, "gone.sock") },
         transport: {},
         specModel: null,
       },
