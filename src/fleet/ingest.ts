@@ -4,8 +4,9 @@
  * File mode (the agent's `<session_dir>/stdout.ndjson` is readable, protocol §3.2/§5.6): read the
  * file from the stored byte offset, take complete lines, normalize them, and commit the raw lines
  * (`Frame`), the fleet events and the new offset in ONE transaction — a crash at any point resumes
- * exactly where the last commit ended. The per-agent socket is held only for liveness (its EOF
- * triggers an immediate read) and to attach every non-terminal agent (#51).
+ * exactly where the last commit ended. The per-agent socket is held for liveness, to attach every
+ * non-terminal agent (#51), and as a doorbell: each line it delivers, and its EOF, triggers an
+ * immediate read, so live frames are stored without waiting for the tail interval.
  *
  * Socket mode (only the endpoint is reachable): frames carry no ids and a reconnect replays only
  * the last 1024 lines (§3.2), so each new connection is aligned with the stored tail by content;
@@ -387,7 +388,7 @@ export class IngestTask {
     await socket;
   }
 
-  /** Keep a stream connection open for liveness; its end wakes the file reader. */
+  /** Keep a stream connection open for liveness; each line and its end wake the file reader. */
   private async holdSocket(): Promise<void> {
     let backoff = 100;
     while (!this.stopped) {
@@ -402,6 +403,9 @@ export class IngestTask {
             backoff = 100;
             this.deps.metrics.active_attaches++;
           }
+          // A doorbell: the worker wrote a frame, so read the file now instead of at the next
+          // tail interval (if it is not on disk yet, the next line or the interval picks it up).
+          this.wakeUp?.();
         }
       } catch {
         // unreachable (not bound yet, or exited) — retried below

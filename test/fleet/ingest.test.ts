@@ -243,4 +243,21 @@ describe("exactly-once ingest", () => {
     const outputs = (await h.store.readStream(agentId, 0, 100_000)).filter((e) => e.kind === "output");
     expect(outputs).toHaveLength(40_001);
   }, 90_000);
+
+  it("live frames are stored as they arrive on the socket, not at the next tail interval", async () => {
+    const d = await startDaemon({ frameDelayMs: 1, ...pacedScript(400) });
+    onCleanup(() => d.close());
+    const h = await startFleet({ runtimeDir: d.ws.runtime, tailIntervalMs: 30_000 });
+    onCleanup(() => h.close());
+    await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
+    const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "paced=6" });
+    const frames = () => h.db.prisma.frame.count({ where: { agentId: agent.id } });
+    // Once attached, each frame the worker writes is stored well within its 400 ms pacing.
+    for (const n of [3, 4, 5, 6]) {
+      await waitFor(() => (d.daemon.agent(agent.id)?.linesWritten ?? 0) >= n, 10_000, `${n} written`);
+      const t0 = Date.now();
+      await waitFor(async () => (await frames()) >= n, 10_000, `${n} stored`);
+      expect(Date.now() - t0).toBeLessThan(1_000); // the tail interval is 30 s
+    }
+  }, 60_000);
 });
