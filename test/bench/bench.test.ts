@@ -1,0 +1,85 @@
+/**
+ * The benchmark harness itself (bench/): directive parsing of the simulator's scripts, ratio and
+ * target bookkeeping, the command line, and one real quick run end to end. Figures are not
+ * asserted (benchmarks print them; CI does not gate on them) — only that a run produces them.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { parseBenchDirectives } from "../../bench/lib/bench-scripts.js";
+import { renderTable, withTarget, type RunReport } from "../../bench/lib/report.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+const run = promisify(execFile);
+const REPO = path.resolve(import.meta.dirname, "../..");
+const bench = (args: string[]) =>
+  run(process.execPath, ["--import", "tsx", "bench/run.ts", ...args], { cwd: REPO, timeout: 180_000 });
+
+describe("bench harness", () => {
+  it("reads bench: directives from a prompt and ignores other text", () => {
+    expect(parseBenchDirectives("plain prompt fake:frames=3")).toBeNull();
+    expect(parseBenchDirectives("go bench:burst=500 bench:distinct")).toEqual({
+      burst: 500,
+      distinct: true,
+      idle: false,
+    });
+    expect(parseBenchDirectives("bench:rate=50 bench:count=200")).toEqual({
+      rate: 50,
+      count: 200,
+      distinct: false,
+      idle: false,
+    });
+  });
+
+  it("computes ratios against the baseline and judges targets", () => {
+    const m = withTarget(
+      {
+        scenario: "s",
+        case: "c",
+        metric: "m",
+        value: 40,
+        unit: "x/s",
+        baseline: { name: "raw", value: 100 },
+      },
+      { text: "≥ 0.50 × raw", ok: (_v, r) => (r ?? 0) >= 0.5 },
+    );
+    expect(m.ratio).toBeCloseTo(0.4);
+    expect(m.meets).toBe(false);
+    const table = renderTable([m]);
+    expect(table).toContain("≥ 0.50 × raw");
+    expect(table).toContain("NO");
+    expect(table).toContain("100 (raw)");
+  });
+
+  it("rejects an unknown scenario with exit 2 and lists the known ones", async () => {
+    const err = await bench(["no-such-scenario"]).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err?.code).toBe(2);
+    expect(err?.stderr).toContain('unknown scenario "no-such-scenario"');
+    const list = await bench(["--list"]);
+    for (const name of ["ingest", "fanout", "replay", "slow-consumer", "poll-scale", "footprint"]) {
+      expect(list.stdout).toContain(name);
+    }
+  });
+
+  it("a quick ingest run prints a table and writes a JSON report with baselines", async () => {
+    const file = path.join(tmpDir(), "report.json");
+    const { stdout } = await bench(["ingest", "--quick", "--json", file]);
+    expect(stdout).toContain("TurnEvents stored/s");
+    const report = JSON.parse(fs.readFileSync(file, "utf8")) as RunReport;
+    expect(report.failures).toEqual([]);
+    expect(report.machine.cores).toBeGreaterThan(0);
+    const rates = report.measurements.filter((m) => m.metric === "TurnEvents stored/s");
+    expect(rates.map((m) => m.case)).toEqual(["1 agent", "10 agents", "100 agents"]);
+    for (const m of rates) {
+      expect(m.value).toBeGreaterThan(0);
+      expect(m.baseline?.value).toBeGreaterThan(0);
+      expect(m.ratio).toBeGreaterThan(0);
+      expect(typeof m.meets).toBe("boolean");
+    }
+  }, 180_000);
+});
