@@ -19,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import type { SpawnSpecJson } from "../../test/support/wire-format.js";
 import type { Frame, WorkerContext, WorkerScript } from "../../test/support/fake-scripts.js";
+import { runEndFrame, turnEndFrame } from "../../test/helpers/paced-run.js";
 
 /**
  * The file whose creation opens `bench:gate=<n>` (in the OS temp dir, shared by the benchmark and
@@ -69,26 +70,6 @@ const delta = (text: string, block = 0): Frame => ({
   content_block_index: block,
   text,
 });
-const turnEnd = (n: number): Frame => ({
-  type: "TurnEnd",
-  turn_index: 0,
-  assistant_message: { role: "assistant", content: [] },
-  tool_results: [],
-  stop_reason: "end_turn",
-  usage: { input_tokens: 100, output_tokens: n },
-  ttft: { secs: 0, nanos: 5_000_000 },
-  tbt: null,
-});
-const runEnd = (n: number): Frame => ({
-  type: "RunEnd",
-  final_messages: [],
-  total_usage: { input_tokens: 100, output_tokens: n },
-  turn_count: 1,
-  stopped_for: "EndOfTurn",
-  turns_without_edit: 1,
-  no_edit_nudge_emitted: false,
-});
-
 const yieldOnce = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 async function burst(ctx: WorkerContext, n: number, distinct: boolean): Promise<number> {
@@ -97,8 +78,8 @@ async function burst(ctx: WorkerContext, n: number, distinct: boolean): Promise<
     ctx.emit(delta(`b${i} `, distinct ? i % 2 : 0));
     if (i % 256 === 255) await yieldOnce();
   }
-  ctx.emit(turnEnd(n));
-  ctx.emit(runEnd(n));
+  ctx.emit(turnEndFrame(n));
+  ctx.emit(runEndFrame(n));
   return 0;
 }
 
@@ -116,8 +97,8 @@ async function paced(ctx: WorkerContext, rate: number, count: number, gate?: num
     if (wait > 1) await ctx.sleep(Math.floor(wait));
     ctx.emit(delta(`@${wallMs().toFixed(3)}`, i % 2));
   }
-  ctx.emit(turnEnd(count));
-  ctx.emit(runEnd(count));
+  ctx.emit(turnEndFrame(count));
+  ctx.emit(runEndFrame(count));
   return 0;
 }
 

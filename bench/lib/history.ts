@@ -4,12 +4,11 @@
  * and cached under `bench/.cache/history-<n>/` until the committed migrations change.
  *
  * The worker writes its deltas PACED (`bench:rate=<HISTORY_RATE> bench:count=<n>`, each delta its
- * own fleet event) rather than as one burst: the gateway reads everything a worker appended since
- * its last read in one go and commits it in one transaction, so a 1,000,000-line burst makes
- * giant batches (observed: one 376,577-line commit with the gateway at ~3.4 GB RSS and not answering
- * queries for over a minute, then the gateway died on the next, ~620,000-line, batch — most likely
- * heap exhaustion). Paced, every read is small while ingest keeps up; the build's gateway gets a
- * 6 GiB heap as headroom for the larger batches a slower machine makes.
+ * own fleet event) at a rate ingest keeps up with, so every read is small and the build's memory
+ * low; the build's gateway also gets a 6 GiB heap as headroom on slower machines. (Building this
+ * history found that a 1,000,000-line burst used to be read and committed as one giant batch — one
+ * 376,577-line commit at ~3.4 GB RSS, then the gateway died on the next; ingest now reads 1 MiB
+ * slices, src/fleet/ingest.ts MAX_READ_BYTES.)
  *
  * Layout of the cache entry:
  * - `root/` — the workspace root the history was recorded with (a git checkout; kept so the

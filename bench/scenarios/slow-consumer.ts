@@ -6,10 +6,9 @@
  *
  * The flow runs as fast as the gateway stores it but with a bounded backlog: agents of 10,000
  * events each (`bench:burst=… bench:distinct`, every delta its own fleet event) are spawned one
- * after another whenever fewer than {@link MAX_BACKLOG} spawned frames are still unstored. (The
- * gateway reads an agent's whole unread output in one batch, see ../lib/history.ts, so a large
- * unbounded backlog — a few 100,000-event bursts, or a paced flow faster than ingest — makes RSS
- * measure ingest batching rather than the subscriber.)
+ * after another whenever fewer than {@link MAX_BACKLOG} spawned frames are still unstored, so RSS
+ * measures the subscriber rather than an ingest backlog (the gateway reads a backlog in 1 MiB
+ * slices, src/fleet/ingest.ts MAX_READ_BYTES; before that fix a 1M-line burst was one batch).
  *
  * Figures (RSS after warm-up = after the first 10 % of the events): RSS growth (median of the last
  * third of the samples vs the first third — the target's figure, robust to the GC sawtooth that

@@ -84,6 +84,16 @@ export function rowToEvent(row: EventRow): FleetEvent {
   } as FleetEvent;
 }
 
+/** Event rows per INSERT statement (7 parameters each; SQLite allows 32766 per statement). */
+const EVENT_ROWS_PER_INSERT = 500;
+
+/** What the multi-row event INSERT returns per row. */
+interface InsertedRow {
+  id: number | bigint;
+  streamKey: string;
+  seq: number | bigint;
+}
+
 /** The event log. One instance per process (it owns seq allocation). */
 export class EventStore {
   private readonly heads = new Map<string, number>();
@@ -138,6 +148,10 @@ export class EventStore {
     for (const e of allocated) e.seq = this.next(e.streamKey);
     const lastSeq = new Map<string, number>();
     for (const e of allocated) lastSeq.set(e.streamKey, e.seq);
+    const chunks: FleetEvent[][] = [];
+    for (let i = 0; i < allocated.length; i += EVENT_ROWS_PER_INSERT) {
+      chunks.push(allocated.slice(i, i + EVENT_ROWS_PER_INSERT));
+    }
     let results: unknown[];
     let extraCount = 0;
     try {
@@ -147,18 +161,21 @@ export class EventStore {
         extraCount = extra.length;
         return [
           ...extra,
-          // Parameterized SQL on the hot path: Prisma's model `create` retains memory per call
-          // (about 7 KB each, measured), which a gateway storing millions of events cannot afford.
-          ...allocated.map((e) =>
-            db.$queryRawUnsafe<{ id: number | bigint }[]>(
-              `INSERT INTO "Event" ("streamKey", "seq", "ts", "workspace", "agentId", "kind", "payload") VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-              e.streamKey,
-              e.seq,
-              e.tsMs,
-              e.workspace,
-              e.agentId === "" ? null : e.agentId,
-              e.kind,
-              JSON.stringify(e.payload),
+          // Parameterized multi-row SQL on the hot path: Prisma's model `create` retains memory per
+          // call (about 7 KB each, measured), and one statement per event costs a trip through
+          // Prisma's request pipeline each (measured: ingest ran at ~8 % of raw inserts).
+          ...chunks.map((chunk) =>
+            db.$queryRawUnsafe<InsertedRow[]>(
+              `INSERT INTO "Event" ("streamKey", "seq", "ts", "workspace", "agentId", "kind", "payload") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING "id", "streamKey", "seq"`,
+              ...chunk.flatMap((e) => [
+                e.streamKey,
+                e.seq,
+                e.tsMs,
+                e.workspace,
+                e.agentId === "" ? null : e.agentId,
+                e.kind,
+                JSON.stringify(e.payload),
+              ]),
             ),
           ),
           ...[...lastSeq].map(([streamKey, seq]) =>
@@ -180,9 +197,13 @@ export class EventStore {
       await this.publishWithMarkers(allocated, err);
       return allocated;
     }
-    allocated.forEach((e, i) => {
-      e.globalId = Number((results[extraCount + i] as { id: number | bigint }[])[0]!.id);
-    });
+    // RETURNING order is unspecified in SQLite: match ids by (streamKey, seq), unique per event.
+    const ids = new Map<string, number>();
+    for (let c = 0; c < chunks.length; c++) {
+      for (const row of results[extraCount + c] as InsertedRow[])
+        ids.set(`${row.streamKey}#${row.seq}`, Number(row.id));
+    }
+    for (const e of allocated) e.globalId = ids.get(`${e.streamKey}#${e.seq}`) ?? null;
     this.stats.appended += allocated.length;
     for (const e of allocated) this.publishSafe(e);
     return allocated;

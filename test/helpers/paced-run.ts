@@ -6,6 +6,33 @@
 import { framesScript, type Frame } from "../support/fake-scripts.js";
 import type { FakeCalibandOptions } from "../support/fake-caliband.js";
 
+/** A `TurnEnd` frame of turn 0 with `outputTokens` output tokens (100 input), ending the turn. */
+export function turnEndFrame(outputTokens: number): Frame {
+  return {
+    type: "TurnEnd",
+    turn_index: 0,
+    assistant_message: { role: "assistant", content: [] },
+    tool_results: [],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 100, output_tokens: outputTokens },
+    ttft: { secs: 0, nanos: 5_000_000 },
+    tbt: null,
+  };
+}
+
+/** The `RunEnd` frame of a one-turn run with `outputTokens` output tokens (100 input). */
+export function runEndFrame(outputTokens: number): Frame {
+  return {
+    type: "RunEnd",
+    final_messages: [],
+    total_usage: { input_tokens: 100, output_tokens: outputTokens },
+    turn_count: 1,
+    stopped_for: "EndOfTurn",
+    turns_without_edit: 1,
+    no_edit_nudge_emitted: false,
+  };
+}
+
 /** Frames of a paced run for agent `id`: TurnStart, `n` deltas `<prefix><i> `, TurnEnd, RunEnd. */
 export function pacedRun(id: string, n: number, prefix = "paced-"): Frame[] {
   const frames: Frame[] = [
@@ -19,25 +46,7 @@ export function pacedRun(id: string, n: number, prefix = "paced-"): Frame[] {
       text: `${prefix}${i} `,
     });
   }
-  frames.push({
-    type: "TurnEnd",
-    turn_index: 0,
-    assistant_message: { role: "assistant", content: [] },
-    tool_results: [],
-    stop_reason: "end_turn",
-    usage: { input_tokens: 100, output_tokens: n },
-    ttft: { secs: 0, nanos: 5_000_000 },
-    tbt: null,
-  });
-  frames.push({
-    type: "RunEnd",
-    final_messages: [],
-    total_usage: { input_tokens: 100, output_tokens: n },
-    turn_count: 1,
-    stopped_for: "EndOfTurn",
-    turns_without_edit: 1,
-    no_edit_nudge_emitted: false,
-  });
+  frames.push(turnEndFrame(n), runEndFrame(n));
   return frames;
 }
 

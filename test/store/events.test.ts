@@ -64,6 +64,26 @@ describe("EventStore", () => {
     expect((await store.readGlobal(1, 10)).map((e) => e.globalId)).toEqual([2, 3]);
   });
 
+  it("a large append (several multi-row INSERTs) gives every event the globalId of its own stored row", async () => {
+    const { store, db: opened } = await open();
+    const events: NewEvent[] = [];
+    for (let i = 0; i < 1_234; i++) events.push(status(i % 3 === 0 ? "a2" : "a1", "running", `s${i}`));
+    const stored = await store.append(events);
+    expect(stored.map((e) => e.payload)).toEqual(events.map((e) => e.payload)); // input order kept
+    const rows = await opened.prisma.event.findMany({
+      select: { id: true, streamKey: true, seq: true, payload: true },
+    });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const e of stored) {
+      const row = byId.get(e.globalId!);
+      expect(row).toMatchObject({ streamKey: e.streamKey, seq: e.seq, payload: e.payload });
+    }
+    expect(new Set(stored.map((e) => e.globalId)).size).toBe(1_234);
+    // Commit order = input order: globalIds increase along the input.
+    const ids = stored.map((e) => e.globalId!);
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+  });
+
   it("a failed append is still published, followed by a stored store_persist_failed marker (#25)", async () => {
     const { store, published, db } = await open();
     await store.append([status("a1", "running", "idle")]);
