@@ -139,6 +139,8 @@ class ReplayTail implements TailIterator {
   private mode: "replay" | "live" = "replay";
   private page: FleetEvent[] = [];
   private pageIdx = 0;
+  /** Store reads so far (all but the first yield to the event loop first). */
+  private pagesRead = 0;
   private finished = false;
   /** Serializes `step()` runs so concurrent `next()` calls are answered in order. */
   private chain: Promise<unknown> = Promise.resolve();
@@ -298,8 +300,14 @@ class ReplayTail implements TailIterator {
     return this.scope.kind === "stream" ? e.seq : e.globalId;
   }
 
-  /** One store page after `after`. After close() its result (or error) is ignored by step(). */
+  /**
+   * One store page after `after`. After close() its result (or error) is ignored by step().
+   * Every read but the first yields to the event loop first: a synchronous store answers in microtasks, and a consumer
+   * that does not wait (graphql-ws "sends" to a closing socket without waiting) would otherwise
+   * drain a whole backlog before any I/O callback — the socket's close event included — could run.
+   */
   private async read(after: number): Promise<FleetEvent[]> {
+    if (this.pagesRead++ > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     return this.scope.kind === "stream"
       ? this.reader.readStream(this.scope.streamKey, after, this.pageSize)
       : this.reader.readGlobal(after, this.pageSize, this.scope.filter);

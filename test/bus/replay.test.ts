@@ -46,6 +46,29 @@ function expectGapsAtCursor(items: TailItem[], position: (e: FleetEvent) => numb
   }
 }
 
+describe("replayThenTail — event loop", () => {
+  it("yields to the event loop between store pages, so a consumer that never waits cannot starve I/O", async () => {
+    // graphql-ws "sends" to a socket that is closing without waiting, and a synchronous store
+    // (better-sqlite3) answers in microtasks: without a yield, draining a long backlog would run
+    // to the end before the socket's close event (a macrotask) could stop it.
+    const bus = new EventBus();
+    const store = new MemoryEventStore(bus);
+    for (let i = 0; i < 5_000; i++) store.append(output("a", `t${i}`));
+    const it = replayThenTail({
+      bus,
+      reader: store,
+      scope: { kind: "stream", streamKey: "a" },
+      after: 0,
+      pageSize: 100,
+    });
+    setImmediate(() => it.close());
+    let n = 0;
+    while (!(await it.next()).done) n++;
+    expect(n).toBeGreaterThan(0);
+    expect(n).toBeLessThan(5_000);
+  });
+});
+
 describe("replayThenTail — stream scope", () => {
   it.each([
     { burst: 37, snapshot: "before" as const },
@@ -122,7 +145,10 @@ describe("replayThenTail — stream scope", () => {
       }
       await producer;
       expect(seqsOf(items)).toEqual(range(1, N));
-      if (!delay) expect(gapsOf(items).length).toBeGreaterThan(0);
+      // The live buffer overflowed; whether that shows as Gap items (overflow while live) or is
+      // absorbed by reading the store again (overflow while replaying: store pages yield to the
+      // event loop, so a 20-per-tick producer can keep this 8-event buffer from ever going live)
+      // depends on scheduling. Gap items themselves are pinned by the deterministic tests below.
       expectGapsAtCursor(items, (e) => e.seq, 0);
       expect(bus.stats.overflows).toBeGreaterThan(0);
     },
