@@ -2,6 +2,7 @@
  * The gateway under test as its own process (`prospero serve`), so its CPU and RSS are measured
  * apart from the simulator and the benchmark's clients; plus the GraphQL calls benchmarks need.
  */
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -50,7 +51,8 @@ export interface Gateway {
   readyMs: number;
   /**
    * POST a GraphQL operation.
-   * @throws Error with the GraphQL error messages when the response has errors.
+   * @throws Error with the GraphQL error messages when the response has errors, or naming the
+   *   gateway's exit and stderr when the request could not be made.
    */
   gql<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
   metrics(): Promise<GatewayMetrics>;
@@ -95,7 +97,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const t0 = performance.now();
   const child = startNode(path.join(REPO, "bin/prospero.js"), args, {
     env: { CALIBAN_DAEMON_RUNTIME_DIR: opts.runtimeDir, NODE_ENV: "production" },
-    nodeArgs: opts.nodeArgs ?? [],
+    // BENCH_GATEWAY_NODE_ARGS: extra node flags for every gateway of a run, e.g. to profile it
+    // (`--cpu-prof --cpu-prof-dir=/tmp/prof`; bench/README.md).
+    nodeArgs: [
+      ...(opts.nodeArgs ?? []),
+      ...(process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ],
   });
   const url = `http://127.0.0.1:${port}`;
   let exited: string | null = null;
@@ -120,11 +127,34 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const readyMs = performance.now() - t0;
 
   async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-    const res = await fetch(`${url}/graphql`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query, variables }),
-    });
+    let res: Response;
+    const post = () =>
+      fetch(`${url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query, variables }),
+      });
+    try {
+      try {
+        res = await post();
+      } catch (err) {
+        // A kept-alive connection the server closed just as it was reused: retry once on a new
+        // one (every call here is safe to repeat; spawns carry a clientRequestId).
+        const code = (err as { cause?: { code?: string } }).cause?.code;
+        if (exited !== null || (code !== "ECONNRESET" && code !== "UND_ERR_SOCKET")) throw err;
+        res = await post();
+      }
+    } catch (err) {
+      // Say why: a gateway that died (its exit and stderr) or one that stopped answering.
+      await Promise.race([child.exited, new Promise((r) => setTimeout(r, 500))]);
+      const cause = (err as { cause?: { message?: string } }).cause?.message ?? String(err);
+      throw new Error(
+        exited !== null
+          ? `gateway exited (${exited}) — its stderr:\n${child.stderr()}`
+          : `gateway request failed (${cause}); the gateway is still running — stderr so far:\n${child.stderr()}`,
+        { cause: err },
+      );
+    }
     const body = (await res.json()) as GqlResult<T>;
     if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join("; "));
     if (body.data === undefined) throw new Error(`HTTP ${res.status}: no data`);
@@ -163,7 +193,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }>(
         `mutation($input: SpawnAgentInput!) { spawnAgent(input: $input) {
            __typename ... on SpawnAgentPayload { agent { agentId } } ... on Error { message } } }`,
-        { input: { workspace, prompt, isolated: false } },
+        { input: { workspace, prompt, isolated: false, clientRequestId: randomUUID() } },
       );
       if (d.spawnAgent.agent === undefined) {
         throw new Error(`spawnAgent: ${d.spawnAgent.__typename}: ${d.spawnAgent.message ?? ""}`);

@@ -311,7 +311,8 @@ async function runCase(ctx: RunContext, n: number, sizes: Sizes): Promise<Measur
           unit: "% core",
           baseline: { name: baseName, value: base.share * 100 },
         }),
-        { text: "< 10 % of one core at 500 workspaces", ok: (v) => v < 10 },
+        // The target is stated for 500 workspaces; smaller cases only show the figure.
+        n >= 500 ? { text: "< 10 % of one core at 500 workspaces", ok: (v) => v < 10 } : undefined,
       ),
       withTarget(
         row({
