@@ -1,10 +1,13 @@
 /** Starts {@link ./ws-idle-main.ts} as its own process and opens idle connections to it. */
 import path from "node:path";
-import { startNode } from "./procs.js";
+import { INSPECT_FLAG } from "./inspector.js";
+import { startNode, type Child } from "./procs.js";
 import { subscribe, subscribeMany, type Subscriber } from "./ws-client.js";
 
 /** The running idle server. */
 export interface IdleWsServer {
+  /** The process (started with the inspector on: see ./inspector.ts). */
+  child: Child;
   pid: number;
   /** Open `n` acknowledged connections (each sends one subscribe the server ignores). */
   connect(n: number): Promise<Subscriber[]>;
@@ -20,6 +23,7 @@ export async function startIdleWsServer(): Promise<IdleWsServer> {
   let resolvePort!: (p: number) => void;
   const port = new Promise<number>((r) => (resolvePort = r));
   const child = startNode(path.join(import.meta.dirname, "ws-idle-main.ts"), [], {
+    nodeArgs: [INSPECT_FLAG],
     onStdout: (chunk) => {
       out += chunk;
       const m = /"port":(\d+)/.exec(out);
@@ -38,6 +42,7 @@ export async function startIdleWsServer(): Promise<IdleWsServer> {
   ]).finally(() => clearTimeout(timer));
   const url = `ws://127.0.0.1:${p}/`;
   return {
+    child,
     pid: child.pid,
     connect: (n) => subscribeMany(n, () => subscribe(url, "subscription { idle }", {}, () => undefined)),
     stop: () => child.stop(),
