@@ -73,13 +73,14 @@ export function machineInfo(): MachineInfo {
   };
 }
 
-/** Add `ratio` and `meets` from a baseline and a predicate over value and ratio. */
+/** Add `ratio` (when the baseline is > 0) and `meets` from a baseline and a predicate over value and ratio. */
 export function withTarget(
   m: Measurement,
   target?: { text: string; ok: (value: number, ratio: number | undefined) => boolean },
 ): Measurement {
   const out = { ...m };
-  if (m.baseline && m.baseline.value !== 0) out.ratio = m.value / m.baseline.value;
+  // A ratio to a baseline at or below zero (a noise-level memory delta) would mean nothing.
+  if (m.baseline && m.baseline.value > 0) out.ratio = m.value / m.baseline.value;
   if (target) {
     out.target = target.text;
     out.meets = target.ok(m.value, out.ratio);
