@@ -3,8 +3,11 @@
  * (all by default, in the order listed by `--list`), prints a table of figures beside their
  * baselines and targets, and writes the run as JSON (default `bench/results/latest.json`).
  * Exit code: 0 when every scenario ran (targets do not gate), 1 when one failed to run, 2 for
- * bad arguments. See bench/README.md.
+ * bad arguments (an unknown scenario, a report path that cannot be written — checked before
+ * anything runs), 130/143 when interrupted (the report then records what was measured and where
+ * the run stopped). See bench/README.md.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import {
@@ -16,7 +19,7 @@ import {
   type RunReport,
   type Scenario,
 } from "./lib/report.js";
-import { REPO, stopAll } from "./lib/procs.js";
+import { REPO, setInterruptHandler, stopAll } from "./lib/procs.js";
 
 /** Every scenario, loaded on demand so one can run without loading the others. */
 const SCENARIOS: Record<string, () => Promise<Scenario>> = {
@@ -27,6 +30,34 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   "poll-scale": async () => (await import("./scenarios/poll-scale.js")).scenario,
   footprint: async () => (await import("./scenarios/footprint.js")).scenario,
 };
+
+/**
+ * Why `file` cannot be written, or null when it can: its directory is created one level at a
+ * time below the nearest existing ancestor (Node 20's recursive mkdir never returns for some
+ * paths, e.g. under /proc) and a probe is written and removed.
+ */
+function checkWritable(file: string): string | null {
+  const abs = path.resolve(file);
+  const missing: string[] = [];
+  let dir = path.dirname(abs);
+  while (!fs.existsSync(dir)) {
+    missing.unshift(dir);
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  try {
+    if (!fs.statSync(dir).isDirectory()) return `${dir} is not a directory`;
+    for (const d of missing) fs.mkdirSync(d);
+    if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) return "it is a directory";
+    const probe = `${abs}.probe-${process.pid}`;
+    fs.writeFileSync(probe, "");
+    fs.rmSync(probe);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const program = new Command("bench")
@@ -60,6 +91,11 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  const problem = checkWritable(opts.json);
+  if (problem !== null) {
+    process.stderr.write(`bench: cannot write the report to ${opts.json}: ${problem}\n`);
+    return 2;
+  }
   const report: RunReport = {
     startedAt: new Date().toISOString(),
     quick: opts.quick,
@@ -72,7 +108,16 @@ async function main(argv: string[]): Promise<number> {
   process.stderr.write(
     `bench: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}, commit ${m.commit}${opts.quick ? " (quick)" : ""}\n`,
   );
+  if (opts.quick) process.stdout.write("Quick run: small sizes, figures not comparable with full runs.\n");
+  let current = "";
+  setInterruptHandler((signal) => {
+    // Keep what was measured, and say where the run stopped.
+    report.failures.push({ scenario: current, error: `interrupted by ${signal}` });
+    writeReport(opts.json, report);
+    process.stderr.write(`bench: interrupted by ${signal}; report written to ${opts.json}\n`);
+  });
   for (const name of names) {
+    current = name;
     const scenario = await SCENARIOS[name]!();
     const t0 = Date.now();
     const ctx: RunContext = {
@@ -91,11 +136,8 @@ async function main(argv: string[]): Promise<number> {
       await stopAll();
     }
     report.measurements.push(...got);
+    if (got.length) process.stdout.write(`\n${name}\n${renderTable(got)}\n`);
     writeReport(opts.json, report); // after each scenario: a long run that dies keeps what it measured
-    if (got.length) process.stdout.write(`${renderTable(got)}\n`);
-  }
-  if (names.length > 1 && report.measurements.length) {
-    process.stdout.write(`\nAll results\n${renderTable(report.measurements)}\n`);
   }
   process.stderr.write(`bench: report written to ${path.relative(process.cwd(), opts.json) || opts.json}\n`);
   return report.failures.length ? 1 : 0;

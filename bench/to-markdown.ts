@@ -37,8 +37,18 @@ function main(file: string | undefined): number {
   let report: RunReport;
   try {
     report = JSON.parse(fs.readFileSync(file, "utf8")) as RunReport;
-    if (!Array.isArray(report.measurements) || typeof report.machine !== "object")
-      throw new Error("not a report");
+    const r = report as Partial<RunReport> | null;
+    const ok =
+      r !== null &&
+      typeof r === "object" &&
+      typeof r.startedAt === "string" &&
+      Array.isArray(r.scenarios) &&
+      Array.isArray(r.failures) &&
+      Array.isArray(r.measurements) &&
+      typeof r.machine === "object" &&
+      r.machine !== null &&
+      typeof r.machine.commit === "string";
+    if (!ok) throw new Error("not a bench report (startedAt, machine, scenarios, failures, measurements)");
   } catch (err) {
     process.stderr.write(`to-markdown: ${file}: ${(err as Error).message}\n`);
     return 2;

@@ -1,10 +1,11 @@
 /**
  * Child processes of a benchmark run (gateway, simulator, baseline server) and their resource use.
  * Every child started here is stopped by {@link stopAll} — after each scenario and on SIGINT or
- * SIGTERM — so a run
+ * SIGTERM, when registered scratch files are removed too — so a run
  * never leaves processes behind; only pids we started are signalled.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import pidusage from "pidusage";
 
@@ -73,9 +74,32 @@ export function startNode(
   return child;
 }
 
+/** Scratch files and dirs to remove if the run is interrupted (their owners remove them normally). */
+const scratch = new Set<string>();
+
+/**
+ * Remember `file` (a scratch dir or file) so an interrupted run removes it too.
+ * @returns a function that removes it now and forgets it.
+ */
+export function registerScratch(file: string): () => void {
+  scratch.add(file);
+  return () => {
+    scratch.delete(file);
+    fs.rmSync(file, { recursive: true, force: true });
+  };
+}
+
 /** Stop every child still running. */
 export async function stopAll(): Promise<void> {
   await Promise.all([...live].map((c) => c.stop(5_000)));
+}
+
+/** Called on SIGINT/SIGTERM before the children are stopped (the runner records the interruption). */
+let onInterrupt: (signal: string) => void = () => undefined;
+
+/** Set what runs first when the run is interrupted (once; must not throw). */
+export function setInterruptHandler(fn: (signal: string) => void): void {
+  onInterrupt = fn;
 }
 
 for (const [signal, code] of [
@@ -83,7 +107,15 @@ for (const [signal, code] of [
   ["SIGTERM", 143],
 ] as const) {
   process.once(signal, () => {
-    void stopAll().then(() => process.exit(code));
+    try {
+      onInterrupt(signal);
+    } catch {
+      // best effort
+    }
+    void stopAll().then(() => {
+      for (const f of scratch) fs.rmSync(f, { recursive: true, force: true });
+      process.exit(code);
+    });
   });
 }
 

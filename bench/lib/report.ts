@@ -98,15 +98,14 @@ function fmt(n: number | undefined): string {
   return n.toPrecision(2);
 }
 
-/** Render measurements as a table (scenario, case, metric, value, baseline, ratio, target, met). */
+/** Render one scenario's measurements as a compact table (case, metric, value, unit, baseline, ratio, target, met). */
 export function renderTable(ms: readonly Measurement[]): string {
   const t = new Table({
-    head: ["scenario", "case", "metric", "value", "unit", "baseline", "ratio", "target", "met"],
-    style: { head: [], border: [] },
+    head: ["case", "metric", "value", "unit", "baseline", "ratio", "target", "met"],
+    style: { head: [], border: [], compact: true },
   });
   for (const m of ms) {
     t.push([
-      m.scenario,
       m.case,
       m.metric,
       fmt(m.value),

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { initGitRepo } from "../../test/support/temp-workspace.js";
-import { startNode, type Child } from "./procs.js";
+import { registerScratch, startNode, type Child } from "./procs.js";
 import type { SimConfig } from "./sim-main.js";
 
 /** A scratch layout: short temp dir (Unix socket paths ≤ 107 bytes) with runtime, roots and data. */
@@ -28,7 +28,7 @@ export function makeDirs(): BenchDirs {
   const roots = path.join(tmp, "src");
   fs.mkdirSync(runtime, { recursive: true });
   fs.mkdirSync(roots, { recursive: true });
-  return { tmp, runtime, roots, cleanup: () => fs.rmSync(tmp, { recursive: true, force: true }) };
+  return { tmp, runtime, roots, cleanup: registerScratch(tmp) };
 }
 
 /**

@@ -15,6 +15,8 @@ export interface Subscriber {
   done: Promise<void>;
   /** `next` payloads received. */
   received: number;
+  /** Close code and reason once the socket closed (e.g. 1006 after a keep-alive terminate). */
+  closed: { code: number; reason: string } | null;
   /** Stop reading from the socket (the server's sends back up into its buffers). */
   pause(): void;
   resume(): void;
@@ -51,6 +53,7 @@ export function subscribe(
     ready,
     done,
     received: 0,
+    closed: null,
     pause: () => (ws as unknown as { _socket: Socket })._socket.pause(),
     resume: () => (ws as unknown as { _socket: Socket })._socket.resume(),
     close: () => ws.close(),
@@ -81,8 +84,9 @@ export function subscribe(
     rejectReady(e);
     rejectDone(e);
   });
-  ws.on("close", () => {
-    rejectReady(new Error("socket closed before the subscription started"));
+  ws.on("close", (code: number, reason: Buffer) => {
+    sub.closed = { code, reason: reason.toString() };
+    rejectReady(new Error(`socket closed (${code}) before the subscription started`));
     resolveDone();
   });
   return sub;

@@ -19,7 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { gatePath, wallMs } from "../lib/bench-scripts.js";
 import { startGateway, type Gateway, type GatewayMetrics } from "../lib/gateway.js";
-import { ProcSampler, coreShare, sleep } from "../lib/procs.js";
+import { ProcSampler, coreShare, registerScratch, sleep } from "../lib/procs.js";
 import { withTarget, type Measurement, type RunContext, type Scenario } from "../lib/report.js";
 import { makeDirs, makeRoots, startSim, type Sim } from "../lib/sim.js";
 import { LatencyRecorder, mib, type LatencySummary } from "../lib/stats.js";
@@ -120,7 +120,13 @@ class Collector {
 
   watch(sub: Subscriber): Subscriber {
     sub.done.then(
-      () => this.ended++,
+      () => {
+        this.ended++;
+        // A socket closed by the server (graphql-ws keep-alive, an error close) ends the same way.
+        const c = sub.closed;
+        if (c && this.errors.length < 3)
+          this.errors.push(`closed ${c.code}${c.reason ? ` ${c.reason}` : ""}`);
+      },
       (err: unknown) => {
         this.ended++;
         if (this.errors.length < 3) this.errors.push(err instanceof Error ? err.message : String(err));
@@ -272,6 +278,7 @@ async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: Timing):
   let subs: Subscriber[] = [];
   const gateN = Math.floor(Math.random() * 1e9);
   const gate = gatePath(gateN);
+  const removeGate = registerScratch(gate);
   try {
     const [root] = makeRoots(dirs, 1);
     sim = await startSim(dirs, [root!]);
@@ -303,7 +310,7 @@ async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: Timing):
     for (const s of subs) s.close();
     await gw?.stop();
     await sim?.stop();
-    fs.rmSync(gate, { force: true });
+    removeGate();
     dirs.cleanup();
   }
 }

@@ -179,7 +179,8 @@ async function coldStart(ctx: RunContext, events: number): Promise<Measurement[]
 /** The footprint scenario. */
 export const scenario: Scenario = {
   name: "footprint",
-  title: "RSS per idle subscription and per attached agent; cold start to /readyz with 1M events",
+  title:
+    "Memory (JS heap, RSS) per idle subscription and per attached agent; cold start to /readyz with a 1M-event database (20k with --quick)",
   async run(ctx) {
     const out: Measurement[] = [];
     const dirs = makeDirs();

@@ -1,10 +1,12 @@
 /**
- * Ingest throughput: 1, 10 and 100 agents of the simulator write their TurnEvent streams as fast as
- * the worker side can (`bench:burst … bench:distinct`: every frame its own fleet event), and the gateway stores them end to end (read stdout.ndjson →
- * normalize → batched append → commit → publish). Figure: TurnEvents (frames) stored per second, from
- * the metrics sample before the first stored frame to the one that saw the last. The normalizer
- * coalesces adjacent text deltas, so fleet events are fewer than frames; both tables are written. Baseline (same run): the same Frame and Event rows inserted with raw
- * better-sqlite3 in 10,000-row transactions. Target: ≥ 50 % of the baseline.
+ * Ingest throughput: 1, 10 and 100 agents of the simulator write their TurnEvent streams as fast
+ * as the worker side can (`bench:burst … bench:distinct`), and the gateway stores them end to end
+ * (read stdout.ndjson → normalize → batched append → commit → publish). Figure: TurnEvents (frames)
+ * stored per second, from the metrics sample before the first stored frame to the one that saw the
+ * last. The normalizer coalesces adjacent text deltas of one block; `bench:distinct` alternates
+ * blocks, so here every frame is one fleet event too, and both tables get a row per frame.
+ * Baseline (same run): the same Frame and Event rows inserted with raw better-sqlite3 in
+ * 10,000-row transactions. Target: ≥ 50 % of the baseline.
  */
 import path from "node:path";
 import { startGateway, type GatewayMetrics } from "../lib/gateway.js";

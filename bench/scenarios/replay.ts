@@ -171,7 +171,8 @@ function clientShare(from: NodeJS.CpuUsage, ms: number): string {
 /** The replay scenario. */
 export const scenario: Scenario = {
   name: "replay",
-  title: "A 1,000,000-event history: first-page latency, paging `events`, replaying `agentEvents`",
+  title:
+    "A 1,000,000-event history (20k with --quick): first-page latency, paging `events`, replaying `agentEvents`",
   async run(ctx) {
     const history = await ensureHistory(ctx, ctx.quick ? QUICK_EVENTS : EVENTS);
     const { agentId, events } = history;

@@ -16,7 +16,7 @@
  * flow, events dropped from the subscriber's bus buffer, ingest rate. Baseline (same run): the same
  * flow on a fresh gateway with no subscriber. Then the paused subscriber is resumed: it should get
  * a Gap and then the tail — unless the gateway's keep-alive closed it meanwhile (a socket that does
- * not read cannot answer pings; closed 12–24 s into the pause, reported as such). A second check
+ * not read cannot answer pings; closed 12–36 s into the pause, reported as such). A second check
  * pauses a fresh subscriber for 8 s while one more agent bursts, then resumes it: Gap, then the
  * tail. Target (issue 7): RSS flat (±10 %) under a paused subscriber.
  */
@@ -50,7 +50,8 @@ const SUBSCRIPTION_AFTER =
   "subscription($after: String) { fleetEvents(after: $after) { __typename seq cursor ... on OutputEvent { text } } }";
 /**
  * Pause of the short-pause check, ms: below the gateway's keep-alive, which closes a socket that
- * has not answered a ping within 12 s of it (pings every 12 s), i.e. after 12–24 s without reading.
+ * has not answered a ping within 12 s of it (pings every 12 s), i.e. 12–24 s after the last
+ * pong; observed 25–36 s after the client stopped reading (its kernel buffers keep answering first).
  */
 const SHORT_PAUSE_MS = 8_000;
 
@@ -355,7 +356,8 @@ function rssAt(samples: Sample[], fraction: number): number {
 /** The slow-consumer scenario. */
 export const scenario: Scenario = {
   name: "slow-consumer",
-  title: "Gateway RSS while 1,000,000 events flow past one paused subscriber, vs no subscriber",
+  title:
+    "Gateway RSS while 1,000,000 events (50k with --quick) flow past one paused subscriber, vs no subscriber",
   async run(ctx) {
     const total = ctx.quick ? QUICK_TOTAL : TOTAL;
     const baseline = await flow(ctx, "baseline", total);

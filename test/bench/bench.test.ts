@@ -66,6 +66,20 @@ describe("bench harness", () => {
     }
   });
 
+  it("refuses a report path it cannot write before measuring anything (exit 2)", async () => {
+    const file = path.join(tmpDir(), "not-a-dir");
+    fs.writeFileSync(file, "");
+    const t0 = Date.now();
+    const err = await bench(["ingest", "--json", path.join(file, "out.json")]).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err?.code).toBe(2);
+    expect(err?.stderr).toContain("cannot write the report");
+    expect(err?.stderr).not.toContain("[ingest"); // no scenario started
+    expect(Date.now() - t0).toBeLessThan(30_000);
+  });
+
   it("a quick ingest run prints a table and writes a JSON report with baselines", async () => {
     const file = path.join(tmpDir(), "report.json");
     const { stdout } = await bench(["ingest", "--quick", "--json", file]);
