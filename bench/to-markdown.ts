@@ -4,17 +4,7 @@
  * Exit 2 when the file is missing or is not a report.
  */
 import fs from "node:fs";
-import type { Measurement, RunReport } from "./lib/report.js";
-
-function fmt(n: number | undefined): string {
-  if (n === undefined || Number.isNaN(n)) return "";
-  const a = Math.abs(n);
-  if (a >= 1000) return Math.round(n).toLocaleString("en-US");
-  if (a >= 100) return n.toFixed(0);
-  if (a >= 10) return n.toFixed(1);
-  if (a >= 1) return n.toFixed(2);
-  return n.toPrecision(2);
-}
+import { fmt, type Measurement, type RunReport } from "./lib/report.js";
 
 function row(m: Measurement): string {
   const cells = [

@@ -88,7 +88,8 @@ export function withTarget(
   return out;
 }
 
-function fmt(n: number | undefined): string {
+/** A figure for a table: thousands separated above 1,000, 3 significant digits below. Empty when absent. */
+export function fmt(n: number | undefined): string {
   if (n === undefined || Number.isNaN(n)) return "";
   const a = Math.abs(n);
   if (a >= 1000) return Math.round(n).toLocaleString("en-US");
