@@ -2,11 +2,12 @@
  * The gateway under test as its own process (`prospero serve`), so its CPU and RSS are measured
  * apart from the simulator and the benchmark's clients; plus the GraphQL calls benchmarks need.
  */
+import { waitFor } from "../../test/helpers/fleet-harness.js";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { REPO, startNode, until, type Child } from "./procs.js";
+import { REPO, startNode, type Child } from "./procs.js";
 
 /** A free TCP port on 127.0.0.1 (bound and released; the gateway binds it right after). */
 export async function freePort(): Promise<number> {
@@ -107,23 +108,24 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const url = `http://127.0.0.1:${port}`;
   let exited: string | null = null;
   void child.exited.then((code) => (exited = String(code)));
+  let state: "ready" | "exited";
   try {
-    await until(
-      async () => {
-        if (exited !== null) throw new Error(`gateway exited (${exited}):\n${child.stderr()}`);
+    // Ends as soon as the gateway answers 200 or exits (no waiting out the timeout for a dead one).
+    state = await waitFor(
+      async (): Promise<"ready" | "exited" | null> => {
+        if (exited !== null) return "exited";
         const res = await fetch(`${url}/readyz`).catch(() => null);
-        return res?.status === 200;
+        return res?.status === 200 ? "ready" : null;
       },
-      "gateway /readyz 200",
       opts.timeoutMs ?? 120_000,
+      "gateway /readyz 200",
       10,
     );
   } catch (err) {
     await child.stop();
-    throw err instanceof Error && exited !== null
-      ? new Error(`gateway exited (${exited}):\n${child.stderr()}`)
-      : err;
+    throw err;
   }
+  if (state === "exited") throw new Error(`gateway exited (${String(exited)}):\n${child.stderr()}`);
   const readyMs = performance.now() - t0;
 
   async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {

@@ -21,6 +21,7 @@
  * Concurrent callers (two benchmark runs) serialize on `bench/.cache/history-<n>.lock` (holder's
  * pid; a lock whose holder is dead is taken over).
  */
+import { waitFor } from "../../test/helpers/fleet-harness.js";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -29,7 +30,7 @@ import { DB_FILE } from "../../src/store/db.js";
 import { readMigrations } from "../../src/store/migrate.js";
 import { initGitRepo } from "../../test/support/temp-workspace.js";
 import { startGateway } from "./gateway.js";
-import { REPO, sleep, until } from "./procs.js";
+import { REPO, sleep } from "./procs.js";
 import type { RunContext } from "./report.js";
 import { makeDirs, startSim } from "./sim.js";
 
@@ -215,7 +216,7 @@ async function build(ctx: RunContext, entry: string, n: number, key: string): Pr
         const agentId = await gw.spawn(WORKSPACE, `history bench:rate=${HISTORY_RATE} bench:count=${n}`);
         let lastLog = Date.now();
         let lastFrames = 0;
-        const outcome = await until(
+        const outcome = await waitFor(
           async () => {
             if (died !== null) return "died";
             const m = await gw.metrics();
@@ -232,8 +233,8 @@ async function build(ctx: RunContext, entry: string, n: number, key: string): Pr
             );
             return TERMINAL.has(d.agent?.status ?? "") ? "done" : false;
           },
-          `${expect} frames stored and agent ${agentId} terminal`,
           (n / HISTORY_RATE) * 3_000 + 300_000,
+          `${expect} frames stored and agent ${agentId} terminal`,
           100,
         );
         if (outcome === "died") {

@@ -3,8 +3,9 @@
  * (the child runs with `--inspect=127.0.0.1:0`): RSS alone moves with GC timing by more than the
  * per-item figures a footprint benchmark looks for, so every reading forces a GC first.
  */
+import { waitFor } from "../../test/helpers/fleet-harness.js";
 import WebSocket from "ws";
-import { sampleProc, sleep, until, type Child } from "./procs.js";
+import { sampleProc, sleep, type Child } from "./procs.js";
 
 /** Node flag a child needs for {@link connectInspector}. */
 export const INSPECT_FLAG = "--inspect=127.0.0.1:0";
@@ -30,10 +31,10 @@ export interface Inspector {
  * @throws (rejects) when no inspector URL appears within 15 s or the connection fails.
  */
 export async function connectInspector(child: Child): Promise<Inspector> {
-  const url = await until(
+  const url = await waitFor(
     () => /Debugger listening on (ws:\/\/\S+)/.exec(child.stderr())?.[1],
-    `the inspector URL of pid ${child.pid}`,
     15_000,
+    `the inspector URL of pid ${child.pid}`,
     20,
   );
   const ws = new WebSocket(url, { perMessageDeflate: false });

@@ -175,31 +175,3 @@ export class ProcSampler {
 
 /** Resolve after `ms`. */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Poll `check` every `everyMs` until it returns a truthy value.
- * @throws Error naming `what` after `timeoutMs`.
- */
-export async function until<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 60_000,
-  everyMs = 50,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`,
-      );
-    }
-    await sleep(everyMs);
-  }
-}

@@ -13,12 +13,13 @@
  * - Cold start: a gateway process started on a copy of a 1,000,000-event data dir, wall time from
  *   spawn to `/readyz` 200. Baseline: the same on an empty data dir, same run.
  */
+import { waitFor } from "../../test/helpers/fleet-harness.js";
 import fs from "node:fs";
 import path from "node:path";
 import { startGateway, type Gateway } from "../lib/gateway.js";
 import { copyHistory, ensureHistory } from "../lib/history.js";
 import { connectInspector, INSPECT_FLAG, type Inspector } from "../lib/inspector.js";
-import { sleep, until } from "../lib/procs.js";
+import { sleep } from "../lib/procs.js";
 import { withTarget, type Measurement, type RunContext, type Scenario } from "../lib/report.js";
 import { makeDirs, makeRoots, startSim } from "../lib/sim.js";
 import { median } from "../lib/stats.js";
@@ -43,10 +44,10 @@ async function idleSubscriptions(
     subscribe(gw.wsUrl, AGENT_EVENTS, { id: agentId }, () => undefined),
   );
   try {
-    await until(
+    await waitFor(
       async () => (await gw.metrics()).busSubscribers >= before.busSubscribers + k,
-      `${k} bus subscribers`,
       60_000,
+      `${k} bus subscribers`,
       100,
     );
     await sleep(1_000);
@@ -109,10 +110,10 @@ async function attachedAgents(
       Array.from({ length: Math.min(20, m - i) }, () => gw.spawn("bench", "footprint bench:idle")),
     );
   }
-  await until(
+  await waitFor(
     async () => (await gw.metrics()).activeAttaches >= before.activeAttaches + m,
-    `${m} attached agents`,
     120_000,
+    `${m} attached agents`,
     200,
   );
   await sleep(2_000);
@@ -196,7 +197,11 @@ export const scenario: Scenario = {
       try {
         await gw.addWorkspace("bench", root!);
         const quiet = await gw.spawn("bench", "footprint bench:idle");
-        await until(async () => (await gw.metrics()).activeAttaches >= 1, "the quiet agent attached");
+        await waitFor(
+          async () => (await gw.metrics()).activeAttaches >= 1,
+          60_000,
+          "the quiet agent attached",
+        );
         await sleep(2_000); // startup allocations settle
         out.push(...(await idleSubscriptions(ctx, gw, insp, quiet, ctx.quick ? 100 : 1_000)));
         out.push(...(await attachedAgents(ctx, gw, insp, ctx.quick ? 20 : 200)));

@@ -8,9 +8,10 @@
  * Baseline (same run): the same Frame and Event rows inserted with raw better-sqlite3 in
  * 10,000-row transactions. Target: ≥ 50 % of the baseline.
  */
+import { waitFor } from "../../test/helpers/fleet-harness.js";
 import path from "node:path";
 import { startGateway, type GatewayMetrics } from "../lib/gateway.js";
-import { ProcSampler, coreShare, sleep, until } from "../lib/procs.js";
+import { ProcSampler, coreShare, sleep } from "../lib/procs.js";
 import { rawInsertBaseline } from "../lib/raw-baseline.js";
 import { withTarget, type Measurement, type RunContext, type Scenario } from "../lib/report.js";
 import { makeDirs, makeRoots, startSim } from "../lib/sim.js";
@@ -42,7 +43,7 @@ async function runCase(ctx: RunContext, agents: number, totalFrames: number): Pr
     let first: { at: number; m: GatewayMetrics } | null = null;
     let last: { at: number; m: GatewayMetrics } = { at: t0, m: base };
     let lastLog = Date.now();
-    await until(
+    await waitFor(
       async () => {
         const m = await gw.metrics();
         const at = performance.now();
@@ -54,8 +55,8 @@ async function runCase(ctx: RunContext, agents: number, totalFrames: number): Pr
         }
         return m.framesIngestedTotal - base.framesIngestedTotal >= expectFrames;
       },
-      `${expectFrames} frames stored`,
       600_000,
+      `${expectFrames} frames stored`,
       20,
     );
     const samples = await cpu.stop();

@@ -11,13 +11,14 @@
  * Agents are spawned straight over each daemon's control socket before the workspaces are
  * registered, so registration also measures discovering and ingesting finished history.
  */
+import { waitFor } from "../../test/helpers/fleet-harness.js";
 import fs from "node:fs";
 import path from "node:path";
 import { CalibandClient } from "../../src/caliband/client.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
 import type { AgentRecord } from "../../src/caliband/wire.js";
 import { startGateway, type Gateway } from "../lib/gateway.js";
-import { ProcSampler, coreShare, sleep, until, type ProcSample } from "../lib/procs.js";
+import { ProcSampler, coreShare, sleep, type ProcSample } from "../lib/procs.js";
 import { withTarget, type Measurement, type RunContext, type Scenario } from "../lib/report.js";
 import { makeDirs, makeRoots, startSim, type Sim } from "../lib/sim.js";
 import { median, mib } from "../lib/stats.js";
@@ -97,7 +98,7 @@ async function spawnFinishedAgents(
     }
   });
   const records: AgentRecord[] = [];
-  await until(
+  await waitFor(
     async () => {
       records.length = 0;
       const lists = await mapLimit(clients, SPAWN_CONCURRENCY, (c) => c.list());
@@ -108,8 +109,8 @@ async function spawnFinishedAgents(
       if (bad) throw new Error(`agent ${bad.id} ended ${bad.rawStatus}`);
       return records.length === jobs.length && records.every((r) => r.rawStatus === "done");
     },
-    `${jobs.length} agents done`,
     600_000,
+    `${jobs.length} agents done`,
     500,
   );
   return records.reduce((n, r) => n + lineCount(path.join(r.session_dir, "stdout.ndjson")), 0);
@@ -222,7 +223,7 @@ async function runCase(ctx: RunContext, n: number, sizes: Sizes): Promise<Measur
     });
     ctx.log(`  ${n} workspaces registered in ${((Date.now() - t2) / 1000).toFixed(1)} s; waiting for ingest`);
     let lastLog = Date.now();
-    await until(
+    await waitFor(
       async () => {
         const m = await pollMetrics(g);
         if (Date.now() - lastLog > 5_000) {
@@ -231,8 +232,8 @@ async function runCase(ctx: RunContext, n: number, sizes: Sizes): Promise<Measur
         }
         return m.framesIngestedTotal >= frames && m.activeAttaches === 0;
       },
-      `${frames} frames ingested`,
       600_000,
+      `${frames} frames ingested`,
       500,
     );
     const done = await countDone(g);

@@ -20,11 +20,12 @@
  * pauses a fresh subscriber for 8 s while one more agent bursts, then resumes it: Gap, then the
  * tail. Target (issue 7): RSS flat (±10 %) under a paused subscriber.
  */
+import { waitFor } from "../../test/helpers/fleet-harness.js";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { DB_FILE } from "../../src/store/db.js";
 import { startGateway, type Gateway } from "../lib/gateway.js";
-import { sampleProc, sleep, until } from "../lib/procs.js";
+import { sampleProc, sleep } from "../lib/procs.js";
 import { withTarget, type Measurement, type RunContext, type Scenario } from "../lib/report.js";
 import { makeDirs, makeRoots, startSim, type BenchDirs, type Sim } from "../lib/sim.js";
 import { median, mib } from "../lib/stats.js";
@@ -176,7 +177,7 @@ async function flow(ctx: RunContext, mode: "baseline" | "paused", total: number)
     let decile = 0;
     let t0: number | null = null; // the sample before the first stored frame
     let prevAt = performance.now();
-    await until(
+    await waitFor(
       async () => {
         if (feedError !== null) return true;
         const [m, p] = await Promise.all([g.metrics(), sampleProc(g.pid)]);
@@ -201,8 +202,8 @@ async function flow(ctx: RunContext, mode: "baseline" | "paused", total: number)
         }
         return frames >= expect;
       },
-      `${expect} frames stored`,
-      total + 120_000, // ≥ 1,000 events/s
+      total + 120_000,
+      `${expect} frames stored`, // ≥ 1, 000 events/s
       SAMPLE_MS,
     );
     await feeder;
@@ -291,11 +292,11 @@ async function shortPause(ctx: RunContext, g: Gateway, count: number): Promise<S
     await s.ready;
     const base = (await g.metrics()).framesIngestedTotal;
     await g.spawn("bench", `short bench:burst=${count} bench:distinct`);
-    await until(() => pausedAt > 0, "the short-pause subscriber's first message", 30_000);
-    await until(
+    await waitFor(() => pausedAt > 0, 30_000, "the short-pause subscriber's first message");
+    await waitFor(
       async () => (await g.metrics()).framesIngestedTotal - base >= count + 3,
-      "the short-pause burst stored",
       120_000,
+      "the short-pause burst stored",
       100,
     );
     const wait = SHORT_PAUSE_MS - (performance.now() - pausedAt);

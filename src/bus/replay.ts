@@ -302,9 +302,10 @@ class ReplayTail implements TailIterator {
 
   /**
    * One store page after `after`. After close() its result (or error) is ignored by step().
-   * Every read but the first yields to the event loop first: a synchronous store answers in microtasks, and a consumer
-   * that does not wait (graphql-ws "sends" to a closing socket without waiting) would otherwise
-   * drain a whole backlog before any I/O callback — the socket's close event included — could run.
+   * Every read but the first yields to the event loop first: a synchronous store answers in
+   * microtasks, and a consumer that does not wait (graphql-ws "sends" to a closing socket without
+   * waiting) would otherwise drain a whole backlog before any I/O callback — the socket's close
+   * event included — could run.
    */
   private async read(after: number): Promise<FleetEvent[]> {
     if (this.pagesRead++ > 0) await new Promise<void>((resolve) => setImmediate(resolve));

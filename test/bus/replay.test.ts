@@ -136,6 +136,8 @@ describe("replayThenTail — stream scope", () => {
         for (let n = 500; n < N;) {
           for (let j = 0; j < 20 && n < N; j++, n++) store.append(output("a"));
           await tick();
+          // Now and then a quiet spell, so the replay reaches the seam and goes live between bursts.
+          if (n % 400 === 0) for (let q = 0; q < 10; q++) await tick();
         }
       })();
       const items: TailItem[] = [];
@@ -145,10 +147,7 @@ describe("replayThenTail — stream scope", () => {
       }
       await producer;
       expect(seqsOf(items)).toEqual(range(1, N));
-      // The live buffer overflowed; whether that shows as Gap items (overflow while live) or is
-      // absorbed by reading the store again (overflow while replaying: store pages yield to the
-      // event loop, so a 20-per-tick producer can keep this 8-event buffer from ever going live)
-      // depends on scheduling. Gap items themselves are pinned by the deterministic tests below.
+      if (!delay) expect(gapsOf(items).length).toBeGreaterThan(0);
       expectGapsAtCursor(items, (e) => e.seq, 0);
       expect(bus.stats.overflows).toBeGreaterThan(0);
     },

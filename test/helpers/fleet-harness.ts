@@ -106,11 +106,16 @@ export async function startDaemon(
   };
 }
 
-/** Poll `check` every 20 ms until it returns a truthy value or `timeoutMs` passes. */
+/**
+ * Poll `check` every `everyMs` (default 20 ms) until it returns a truthy value; a check that throws
+ * counts as not yet.
+ * @throws Error naming `what` (and the last error thrown) once `timeoutMs` passed.
+ */
 export async function waitFor<T>(
   check: () => T | Promise<T>,
   timeoutMs = 10_000,
   what = "condition",
+  everyMs = 20,
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -121,7 +126,7 @@ export async function waitFor<T>(
     } catch (err) {
       last = err;
     }
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
 }
