@@ -169,27 +169,37 @@ describe("subscriptions", () => {
       const m = process.memoryUsage();
       return m.heapUsed + m.external;
     };
+    /** Append `count` output events to `agentId` in appends of 5,000 (the same statement shapes each time). */
+    const flow = async (agentId: string, prefix: string, count: number) => {
+      for (let i = 0; i < count; i += 5000) {
+        const events: NewEvent[] = [];
+        for (let j = i; j < i + 5000; j++) {
+          events.push({
+            kind: "output",
+            payload: { stream: "text", text: `${prefix}${j}`, turnIndex: 0, blockIndex: 0 },
+            workspace: "demo",
+            agentId,
+            tsMs: Date.now(),
+          });
+        }
+        await h!.app.store.append(events);
+      }
+    };
+    // Warm up on another agent first: Prisma's debug module keeps the arguments of its last 100
+    // queries (even with debugging off), a fixed-size cost of ~15-30 MiB with 500-row INSERTs that
+    // fills during the first ~40,000 events. The baseline includes it, so what is measured below
+    // is what the 100,000 events and the paused subscriber add.
+    await agentWithEvents(h, "cccccccccccc", 0);
+    await flow("cccccccccccc", "warm", 60_000);
     const mem0 = retained();
     const total = 100_000;
-    for (let i = 0; i < total; i += 5000) {
-      const events: NewEvent[] = [];
-      for (let j = i; j < i + 5000; j++) {
-        events.push({
-          kind: "output",
-          payload: { stream: "text", text: `live${j}`, turnIndex: 0, blockIndex: 0 },
-          workspace: "demo",
-          agentId: "bbbbbbbbbbbb",
-          tsMs: Date.now(),
-        });
-      }
-      await h.app.store.append(events);
-    }
+    await flow("bbbbbbbbbbbb", "live", total);
     // Heap + buffers retained after GC (RSS also counts allocator slack and SQLite's page cache).
     const grown = retained() - mem0;
     console.log(
       `paused subscriber: retained memory grew ${(grown / 1048576).toFixed(1)} MiB over 100,000 events`,
     );
-    expect(grown).toBeLessThan(32 * 1024 * 1024);
+    expect(grown).toBeLessThan(16 * 1024 * 1024);
     expect(h.app.bus.stats.dropped).toBeGreaterThan(0);
     raw.resume();
     await waitFor(
