@@ -65,8 +65,10 @@ export interface Gateway {
   port: number;
   yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
   /**
-   * Stop accepting, let in-flight HTTP requests finish (up to `graceMs`, default 5000 ms), close
-   * WebSocket clients with code 1001, then resolve.
+   * Stop accepting, close WebSocket clients with code 1001 and let in-flight HTTP requests
+   * finish, then resolve. After `graceMs` (default 5000 ms) whatever is still open is destroyed:
+   * a client that stopped reading never answers the close handshake, and would otherwise hold
+   * shutdown for ws's own 30 s close timeout.
    */
   close(graceMs?: number): Promise<void>;
 }
@@ -194,13 +196,22 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     port: addr.port,
     yoga,
     async close(graceMs = 5000) {
-      for (const client of wss.clients) client.close(1001, "server shutting down");
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-      await closed;
-      clearTimeout(timer);
+      let expired = false;
+      const timer = setTimeout(() => {
+        expired = true;
+        for (const client of wss.clients) client.terminate();
+        server.closeAllConnections();
+      }, graceMs);
+      try {
+        for (const client of wss.clients) client.close(1001, "server shutting down");
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        if (expired) server.closeAllConnections();
+        await closed;
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
   return gateway;

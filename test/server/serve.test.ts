@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
@@ -86,6 +87,30 @@ describe("prospero serve", () => {
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(0);
   });
+
+  it("SIGTERM with a WebSocket client that stopped reading: exits 0 after the 5 s grace, not ws's 30 s close timeout", async () => {
+    const p = await serve(["--data-dir", tmpDir()]);
+    await waitForStatus(`${p.url}/readyz`, 200);
+    const ws = new WebSocket(`${p.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+    const acked = new Promise<void>((resolve) =>
+      ws.on("message", (d: Buffer) => {
+        if (d.toString().includes("connection_ack")) resolve();
+      }),
+    );
+    ws.on("error", () => {}); // the server ends the connection without a close handshake
+    await new Promise((r) => ws.once("open", r));
+    ws.send(JSON.stringify({ type: "connection_init" }));
+    await acked;
+    // The client stops reading: it never sees the server's close frame, so never answers it.
+    (ws as unknown as { _socket: Socket })._socket.pause();
+    const t0 = Date.now();
+    p.child.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(4_500); // it did wait for the client during the grace
+    expect(took).toBeLessThan(20_000); // and did not wait for ws's 30 s close timeout
+    ws.terminate();
+  }, 45_000);
 
   it("a bad setting exits 2 naming the setting and the accepted form", async () => {
     const res = await runProspero(["serve", "--port", "99999"]);
