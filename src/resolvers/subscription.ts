@@ -26,6 +26,18 @@ import type { WorkspaceHealth } from "../fleet/state.js";
 /** Live buffer per subscriber, events (then Gap + refill). */
 export const SUBSCRIBER_BUFFER = 1024;
 
+/**
+ * Interval of WebSocket keep-alive pings on graphql-ws connections, ms. graphql-ws terminates a
+ * connection whose pong has not arrived one interval after its ping, so a client that stops
+ * reading is dropped 1-2 intervals later (more while a full socket delays the ping itself).
+ */
+export const KEEPALIVE_MS = 12_000;
+
+const DELIVERY =
+  "Delivery: a subscriber that falls behind gets a `Gap` item, then the missed events refilled from the store, in order. " +
+  `Over graphql-ws the server pings every ${KEEPALIVE_MS / 1000} s and drops a connection that has not answered by the next interval ` +
+  "(a client that stopped reading for that long): subscribe again with `after` set to the last cursor received; nothing is lost.";
+
 function toItem(item: TailItem, streamKey: string): EventItem {
   if (item.type === "event") return item.event;
   const gap: GapItem = {
@@ -249,7 +261,9 @@ const EventFilter = builder.inputType("FleetEventFilter", {
   }),
 });
 
-builder.subscriptionType({ description: "Live views: history after a cursor, then live, resumable." });
+builder.subscriptionType({
+  description: `Live views: history after a cursor, then live, resumable. ${DELIVERY}`,
+});
 
 builder.subscriptionFields((t) => ({
   agentEvents: t.field({

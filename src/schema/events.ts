@@ -301,7 +301,8 @@ eventType("store_persist_failed", "An event was delivered live but could not be 
 }));
 
 builder.objectRef<GapItem>("Gap").implement({
-  description: "The subscriber fell behind live delivery; the missed events follow, refilled from the store.",
+  description:
+    "The subscriber fell behind live delivery; the missed events follow, refilled from the store. (A graphql-ws client that stops reading long enough to miss the keep-alive is disconnected instead: see Subscription.)",
   interfaces: [FleetEventRef],
   isTypeOf: (e) => (e as EventItem).kind === "gap",
   fields: (t) => ({

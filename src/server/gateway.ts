@@ -18,12 +18,10 @@ import { useServer } from "graphql-ws/use/ws";
 import type { OperationResult } from "graphql-ws";
 import type { Logger } from "../log.js";
 import { buildSchema } from "../schema/index.js";
+import { KEEPALIVE_MS } from "../resolvers/subscription.js";
 import type { GraphQLContext, GraphQLServices } from "../schema/context.js";
 import type { Readiness } from "./readiness.js";
 import { serveDashboard } from "./static.js";
-
-/** Interval of WebSocket keep-alive pings on graphql-ws connections, ms. */
-export const KEEPALIVE_MS = 12_000;
 
 /** Largest accepted request body, bytes (GraphQL documents and variables). */
 export const MAX_BODY_BYTES = 1024 * 1024;
