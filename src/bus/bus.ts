@@ -42,6 +42,12 @@ export interface BusSubscription extends AsyncIterableIterator<BusItem, undefine
    * @throws (rejects, once) {@link SubscriberFilterError} if this subscription's filter threw.
    */
   next(): Promise<IteratorResult<BusItem, undefined>>;
+  /**
+   * Synchronous `next()`: the result `next()` would resolve at once, or `null` when it would
+   * wait (nothing buffered, not closed). Lets a consumer skip a promise per buffered item.
+   * @throws (once) {@link SubscriberFilterError} if this subscription's filter threw.
+   */
+  take(): IteratorResult<BusItem, undefined> | null;
   /** Same as {@link BusSubscription.close}; resolves `{ done: true }`. Never rejects. */
   return(): Promise<IteratorResult<BusItem, undefined>>;
   /**
@@ -282,18 +288,27 @@ class Subscription implements BusSubscription {
     return n;
   }
 
-  next(): Promise<IteratorResult<BusItem, undefined>> {
+  take(): IteratorResult<BusItem, undefined> | null {
     if (this.failure) {
       const { err } = this.failure;
       this.failure = null;
+      throw err;
+    }
+    if (this.dropped > 0) return { done: false, value: { type: "overflow", dropped: this.takeOverflow() } };
+    const e = this.ring.shift();
+    if (e !== undefined) return { done: false, value: { type: "event", event: e } };
+    if (this.isClosed) return DONE;
+    return null;
+  }
+
+  next(): Promise<IteratorResult<BusItem, undefined>> {
+    let r: IteratorResult<BusItem, undefined> | null;
+    try {
+      r = this.take();
+    } catch (err) {
       return Promise.reject(err);
     }
-    if (this.dropped > 0) {
-      return Promise.resolve({ done: false, value: { type: "overflow", dropped: this.takeOverflow() } });
-    }
-    const e = this.ring.shift();
-    if (e !== undefined) return Promise.resolve({ done: false, value: { type: "event", event: e } });
-    if (this.isClosed) return Promise.resolve(DONE);
+    if (r) return Promise.resolve(r);
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 

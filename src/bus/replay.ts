@@ -23,7 +23,7 @@
  * is in flight (its result is discarded when it arrives).
  */
 import type { FleetEvent } from "../fleet/events.js";
-import type { BusSubscription, EventBus } from "./bus.js";
+import type { BusItem, BusSubscription, EventBus } from "./bus.js";
 
 /**
  * Read access to committed events, implemented by the store. Both methods return events in
@@ -127,7 +127,6 @@ export function replayThenTail(opts: ReplayOptions): TailIterator {
 type Result = IteratorResult<TailItem, undefined>;
 type Waiter = { resolve: (r: Result) => void; reject: (err: unknown) => void };
 const DONE: Result = Object.freeze({ done: true, value: undefined });
-const noop = (): void => undefined;
 
 class ReplayTail implements TailIterator {
   private readonly sub: BusSubscription;
@@ -142,14 +141,13 @@ class ReplayTail implements TailIterator {
   /** Store reads so far (all but the first yield to the event loop first). */
   private pagesRead = 0;
   private finished = false;
-  /** Serializes `step()` runs so concurrent `next()` calls are answered in order. */
-  private chain: Promise<unknown> = Promise.resolve();
   /**
-   * Callers of `next()` not answered yet; close() answers them DONE at once, without waiting for
-   * a store read or the bus. (A per-call `Promise.race` against a long-lived "closed" promise
-   * would leak one reaction per call, so readers are tracked here instead.)
+   * Callers of `next()` not answered yet, in call order; `queue[0]` is the one being served.
+   * close() answers them all DONE at once, without waiting for a store read or the bus.
    */
-  private readonly pending = new Set<Waiter>();
+  private readonly queue: Waiter[] = [];
+  /** True while `pump()` owns the queue (serving it, or waiting for a store page or the bus). */
+  private running = false;
 
   constructor(opts: ReplayOptions) {
     const { after, pageSize = DEFAULT_PAGE_SIZE } = opts;
@@ -188,19 +186,20 @@ class ReplayTail implements TailIterator {
 
   next(): Promise<Result> {
     if (this.finished) return Promise.resolve(DONE);
+    if (!this.running && this.queue.length === 0) {
+      // Fast path: the rest of a page or a buffered live event answers without waiting.
+      let r: Result | null;
+      try {
+        r = this.stepSync();
+      } catch (err) {
+        this.finish();
+        return Promise.reject(err);
+      }
+      if (r) return Promise.resolve(r);
+    }
     return new Promise<Result>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
-      this.pending.add(waiter);
-      const run = this.chain.then(() => this.guardedStep());
-      this.chain = run.then(noop, noop);
-      run.then(
-        (r) => {
-          if (this.pending.delete(waiter)) resolve(r);
-        },
-        (err: unknown) => {
-          if (this.pending.delete(waiter)) reject(err);
-        },
-      );
+      this.queue.push({ resolve, reject });
+      if (!this.running) this.pump();
     });
   }
 
@@ -211,8 +210,7 @@ class ReplayTail implements TailIterator {
 
   close(): void {
     this.finish();
-    const waiters = [...this.pending];
-    this.pending.clear();
+    const waiters = this.queue.splice(0);
     for (const w of waiters) w.resolve(DONE);
   }
 
@@ -229,24 +227,87 @@ class ReplayTail implements TailIterator {
     this.pageIdx = 0;
   }
 
-  private async guardedStep(): Promise<Result> {
-    try {
-      return await this.step();
-    } catch (err) {
-      if (this.finished) return DONE; // closed meanwhile: a late failure is nobody's business
-      this.finish();
-      throw err;
+  /**
+   * Answer queued `next()` calls in order: synchronously while items are at hand, otherwise wait
+   * for one store page (replay) or one bus item (live) and continue from there. A waiting
+   * iterator holds one pending promise chain, not one per layer.
+   */
+  private pump(): void {
+    this.running = true;
+    while (this.queue.length > 0) {
+      if (this.finished) {
+        this.close();
+        break;
+      }
+      let r: Result | null;
+      try {
+        r = this.stepSync();
+      } catch (err) {
+        this.fail(err);
+        continue;
+      }
+      if (r) {
+        this.queue.shift()?.resolve(r);
+        continue;
+      }
+      // Inline arrows, not per-instance fields: a waiting iterator holds them only while it waits
+      // (and tsx's keepNames gives every named closure its own property dictionary).
+      if (this.mode === "replay") {
+        this.readPage().then(
+          () => this.pump(),
+          (err: unknown) => this.onError(err),
+        );
+      } else {
+        this.sub.next().then(
+          (b) => this.onLive(b),
+          (err: unknown) => this.onError(err),
+        );
+      }
+      return;
     }
+    this.running = false;
   }
 
-  private async step(): Promise<Result> {
+  /** The bus answered a live wait of {@link pump}: deliver to `queue[0]` (unless a duplicate), go on. */
+  private onLive(b: IteratorResult<BusItem, undefined>): void {
+    let r: Result | null;
+    try {
+      r = this.handleLive(b);
+    } catch (err) {
+      this.onError(err); // completeOn threw
+      return;
+    }
+    if (r) this.queue.shift()?.resolve(r); // (queue empty: close() answered it already)
+    this.pump();
+  }
+
+  /** A wait of {@link pump} failed: reject the caller being served, then go on. */
+  private onError(err: unknown): void {
+    this.fail(err);
+    this.pump();
+  }
+
+  /** Reject the caller being served with `err` and finish (DONE instead when already closed). */
+  private fail(err: unknown): void {
+    const w = this.queue.shift();
+    if (this.finished) {
+      w?.resolve(DONE); // closed meanwhile: a late failure is nobody's business
+      return;
+    }
+    this.finish();
+    w?.reject(err);
+  }
+
+  /**
+   * Advance without waiting: serve the current page, then (live) the bus's buffered items.
+   * @returns the next result, or null when a store read or a wait on the bus is needed.
+   * @throws what `completeOn` or the bus subscription (a throwing filter) threw.
+   */
+  private stepSync(): Result | null {
     for (;;) {
       if (this.finished) return DONE;
-
-      // Serve the current store page.
       if (this.pageIdx < this.page.length) {
-        const e = this.page[this.pageIdx++] as FleetEvent;
-        const out = this.offer(e);
+        const out = this.offer(this.page[this.pageIdx++] as FleetEvent);
         if (out) return out;
         continue;
       }
@@ -254,33 +315,39 @@ class ReplayTail implements TailIterator {
         this.page = [];
         this.pageIdx = 0;
       }
-
-      if (this.mode === "replay") {
-        const page = await this.read(this.last);
-        if (this.finished) return DONE;
-        // A short page means the store is exhausted as of this read: everything newer is in the
-        // live buffer — unless it overflowed meanwhile, in which case read the store once more
-        // (silently: nothing was delivered live yet, so the consumer has not fallen behind).
-        if (page.length < this.pageSize && this.sub.takeOverflow() === 0) this.mode = "live";
-        this.page = page;
-        this.pageIdx = 0;
-        continue;
-      }
-
-      const r = await this.sub.next();
-      if (this.finished) return DONE;
-      if (r.done) {
-        this.finish(); // the bus was closed
-        return DONE;
-      }
-      const item = r.value;
-      if (item.type === "overflow") {
-        this.mode = "replay";
-        return { done: false, value: { type: "gap", afterPosition: this.last, reason: GAP_FELL_BEHIND } };
-      }
-      const out = this.offer(item.event);
+      if (this.mode === "replay") return null;
+      const r = this.sub.take();
+      if (r === null) return null;
+      const out = this.handleLive(r);
       if (out) return out;
     }
+  }
+
+  /** Read the next store page into `page`; a short page without overflow crosses the seam. */
+  private async readPage(): Promise<void> {
+    const page = await this.read(this.last);
+    if (this.finished) return;
+    // A short page means the store is exhausted as of this read: everything newer is in the
+    // live buffer — unless it overflowed meanwhile, in which case read the store once more
+    // (silently: nothing was delivered live yet, so the consumer has not fallen behind).
+    if (page.length < this.pageSize && this.sub.takeOverflow() === 0) this.mode = "live";
+    this.page = page;
+    this.pageIdx = 0;
+  }
+
+  /** One item from the bus while live: the result to deliver, or null for a duplicate. */
+  private handleLive(r: IteratorResult<BusItem, undefined>): Result | null {
+    if (this.finished) return DONE;
+    if (r.done) {
+      this.finish(); // the bus was closed
+      return DONE;
+    }
+    const item = r.value;
+    if (item.type === "overflow") {
+      this.mode = "replay";
+      return { done: false, value: { type: "gap", afterPosition: this.last, reason: GAP_FELL_BEHIND } };
+    }
+    return this.offer(item.event);
   }
 
   /** Deliver `e` unless it is at or below the cursor; advance the cursor; apply `completeOn`. */

@@ -21,12 +21,16 @@ export interface GraphQLServices {
 export interface GraphQLContext extends GraphQLServices {
   /** Current readiness of the gateway. */
   readiness: () => Readiness;
-  /** Per-operation memo for batched loads (e.g. usage of every workspace in one query). */
-  memo: Map<string, Promise<unknown>>;
+  /**
+   * Per-operation memo for batched loads (e.g. usage of every workspace in one query); created by
+   * {@link memoize} on first use, so a long-lived subscription's context does not carry one.
+   */
+  memo?: Map<string, Promise<unknown>>;
 }
 
 /** Run `load` once per operation for `key`. */
 export function memoize<T>(ctx: GraphQLContext, key: string, load: () => Promise<T>): Promise<T> {
+  ctx.memo ??= new Map();
   let p = ctx.memo.get(key) as Promise<T> | undefined;
   if (!p) {
     p = load();

@@ -104,7 +104,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     context: () => {
       const ctx = deps.context();
       if (!ctx) throw new Error("the store is not open yet; retry when /readyz answers 200");
-      return { ...ctx, readiness: deps.readiness, memo: new Map() };
+      return { ...ctx, readiness: deps.readiness };
     },
   });
 

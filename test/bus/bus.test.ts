@@ -137,6 +137,27 @@ describe("EventBus", () => {
     sub.close();
   });
 
+  it("take() answers synchronously what next() would at once: overflow first, events, null when empty, done after close, a filter error once", () => {
+    const bus = new EventBus();
+    const sub = bus.subscribe(() => true, { bufferSize: 2 });
+    expect(sub.take()).toBeNull(); // nothing buffered: next() would wait
+    for (let i = 1; i <= 3; i++) bus.publish(ev("a", i)); // 3 drops 1-2
+    expect(sub.take()).toEqual({ done: false, value: { type: "overflow", dropped: 2 } });
+    expect(sub.take()).toMatchObject({ done: false, value: { type: "event", event: { seq: 3 } } });
+    expect(sub.take()).toBeNull();
+    expect(sub.buffered).toBe(0);
+    sub.close();
+    expect(sub.take()).toEqual({ done: true, value: undefined });
+
+    const bad = bus.subscribe((e) => {
+      if (e.seq === 5) throw new Error("bang");
+      return true;
+    });
+    bus.publish(ev("a", 5));
+    expect(() => bad.take()).toThrow(SubscriberFilterError);
+    expect(bad.take()).toEqual({ done: true, value: undefined });
+  });
+
   it("a paused subscriber receiving 100,000 events holds at most bufferSize of them", async () => {
     const gc = getGc();
     const bus = new EventBus({ strict: false });
