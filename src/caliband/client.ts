@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 
 import { silentLogger, type Logger } from "../log.js";
 import { AgentNotFound, InvalidState, LineTooLong, Protocol, Unreachable, errnoOf } from "./errors.js";
-import { DEFAULT_MAX_LINE_BYTES, readLines } from "./ndjson.js";
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from "./ndjson.js";
 import {
   describeEndpoint,
   openConnection,
@@ -88,8 +88,9 @@ export function supervisorErrorToException(error: SupervisorError, where: string
 }
 
 /**
- * Client of one caliband control endpoint (Unix path, or TCP+TLS+token, §6). Stateless between
- * calls; safe to use concurrently (each call is its own connection, §1.2).
+ * Client of one caliband control endpoint (Unix path, or TCP+TLS+token, §6). Safe to use
+ * concurrently (each call is its own connection, §1.2); the only state kept between calls is the
+ * last `listed` reply, so an unchanged fleet is not parsed again on every poll.
  */
 export class CalibandClient {
   /** The control endpoint (§2.4). */
@@ -101,6 +102,11 @@ export class CalibandClient {
   private readonly maxLineBytes: number;
   private readonly logger: Logger;
   private readonly where: string;
+  /**
+   * The last `listed` reply line and its records (deep-frozen). A quiet daemon answers every poll
+   * with the same line; parsing and validating it again was most of the cost of a poll cycle.
+   */
+  private lastList: { line: string; agents: readonly AgentRecord[] } | null = null;
 
   /** @throws ConfigError when `control` is invalid (e.g. a token without TLS, #107). */
   constructor(control: ControlEndpoint, options: CalibandClientOptions = {}) {
@@ -113,10 +119,20 @@ export class CalibandClient {
     this.where = describeEndpoint(endpoint, transport);
   }
 
-  /** `list` → every registered record, any status, sorted by `started_at` (§1.5, §1.7). */
+  /**
+   * `list` → every registered record, any status, sorted by `started_at` (§1.5, §1.7). The
+   * records are frozen (they may be shared with the previous call's result when the daemon's
+   * reply line is unchanged); the array is the caller's own.
+   * @throws Unreachable, Protocol (see {@link CalibandClient.request})
+   */
   async list(options?: CallOptions): Promise<AgentRecord[]> {
-    const reply = expect(await this.request({ kind: "list" }, options), "listed", this.where);
-    return reply.agents;
+    const line = await this.exchange({ kind: "list" }, options);
+    const last = this.lastList;
+    if (last !== null && last.line === line) return [...last.agents];
+    const reply = expect(this.parse(line, "list"), "listed", this.where);
+    for (const agent of reply.agents) deepFreeze(agent);
+    this.lastList = { line, agents: reply.agents };
+    return [...reply.agents];
   }
 
   /**
@@ -188,6 +204,15 @@ export class CalibandClient {
    *   line, unparsable or unknown reply, over-long line), `signal.reason` when aborted.
    */
   async request(request: CtlRequestInput, options: CallOptions = {}): Promise<CtlReply> {
+    return this.parse(await this.exchange(request, options), request.kind);
+  }
+
+  /**
+   * Connect, write the request line, read exactly one reply line, close (§1.2).
+   * @returns the reply line, unparsed.
+   * @throws as {@link CalibandClient.request}, except for reply parsing.
+   */
+  private async exchange(request: CtlRequestInput, options: CallOptions = {}): Promise<string> {
     const deadlineMs = options.deadlineMs ?? this.deadlines[request.kind];
     const line = `${encodeRequest(request)}\n`;
     const started = Date.now();
@@ -206,19 +231,8 @@ export class CalibandClient {
       if (replyLine === undefined) {
         throw new Protocol(`connection closed before a reply to ${request.kind}`, { endpoint: this.where });
       }
-      const parsed = parseReply(replyLine);
-      if (!parsed.ok) {
-        const what =
-          parsed.reason === "unknown_kind"
-            ? `unknown reply kind ${JSON.stringify(parsed.kind)}`
-            : `unparsable reply (${parsed.reason}${parsed.detail ? `: ${parsed.detail}` : ""})`;
-        throw new Protocol(`${what} to ${request.kind}`, { endpoint: this.where });
-      }
-      this.logger.debug(
-        { kind: request.kind, reply: parsed.reply.kind, ms: Date.now() - started },
-        "caliband call",
-      );
-      return parsed.reply;
+      this.logger.debug({ kind: request.kind, ms: Date.now() - started }, "caliband call");
+      return replyLine;
     } catch (err) {
       this.logger.debug({ kind: request.kind, err, ms: Date.now() - started }, "caliband call failed");
       // a deadline hit anywhere (connect or read) surfaces as the timeout Unreachable
@@ -229,6 +243,29 @@ export class CalibandClient {
       socket?.destroy();
     }
   }
+
+  /**
+   * Parse a reply line to a request of kind `to` (§1.5).
+   * @throws Protocol for an unparsable or unknown reply.
+   */
+  private parse(replyLine: string, to: CtlRequestInput["kind"]): CtlReply {
+    const parsed = parseReply(replyLine);
+    if (!parsed.ok) {
+      const what =
+        parsed.reason === "unknown_kind"
+          ? `unknown reply kind ${JSON.stringify(parsed.kind)}`
+          : `unparsable reply (${parsed.reason}${parsed.detail ? `: ${parsed.detail}` : ""})`;
+      throw new Protocol(`${what} to ${to}`, { endpoint: this.where });
+    }
+    return parsed.reply;
+  }
+}
+
+/** Freeze `value` and every object or array inside it (JSON-shaped data). */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
 }
 
 /** Narrow a reply to the expected kind, or throw the mapped supervisor / protocol error. */
@@ -248,31 +285,58 @@ function expect<K extends CtlReply["kind"]>(
 }
 
 /**
- * Read the first non-blank line from `socket`, never waiting for EOF once a line arrived.
+ * Read the first non-blank line from `socket`, never waiting for EOF once a line arrived (§1.2:
+ * one reply line per request; the daemon does not close after it). Reads `data` events directly:
+ * leaving a stream's async iterator early makes Node build an AbortError (with a stack trace) per
+ * call, a measurable share of a poll cycle at hundreds of lists per second.
  * @returns the line, or `undefined` on EOF before any line.
+ * @throws signal.reason when aborted; Protocol for a line over `maxLineBytes`; Unreachable for a
+ *   socket error.
  */
-async function readOneLine(
+function readOneLine(
   socket: Socket,
   maxLineBytes: number,
   signal: AbortSignal,
   where: string,
 ): Promise<string | undefined> {
-  const onAbort = (): void => {
-    socket.destroy();
-  };
-  signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    for await (const line of readLines(socket, { maxLineBytes })) return line;
-    return undefined;
-  } catch (err) {
-    if (signal.aborted) throw signal.reason;
-    if (err instanceof LineTooLong) throw new Protocol(err.message, { endpoint: where, cause: err });
-    if (errnoOf(err) === "ERR_STREAM_PREMATURE_CLOSE") return undefined;
-    throw new Unreachable(where, err instanceof Error ? err.message : String(err), {
-      errno: errnoOf(err),
-      cause: err,
+  return new Promise<string | undefined>((resolve, reject) => {
+    const splitter = new LineSplitter(maxLineBytes);
+    let settled = false;
+    // Socket listeners stay attached (the caller destroys the socket right after); `settled`
+    // makes the events that follow a no-op. Few named closures: tsx's keepNames costs each one.
+    const settle = (err: unknown, line?: string): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      if (err === undefined) {
+        resolve(line);
+      } else {
+        socket.destroy();
+        reject(err);
+      }
+    };
+    const onAbort = (): void => settle(signal.reason);
+    if (signal.aborted) {
+      settle(signal.reason);
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    socket.on("data", (chunk: Buffer) => {
+      if (settled) return;
+      let lines: string[];
+      try {
+        lines = splitter.push(chunk);
+      } catch (err) {
+        settle(err instanceof LineTooLong ? new Protocol(err.message, { endpoint: where, cause: err }) : err);
+        return;
+      }
+      if (lines.length > 0) settle(undefined, lines[0]);
     });
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
+    socket.once("end", () => settle(undefined, settled ? undefined : splitter.end()[0]));
+    // Closed without an orderly end and without an error event (e.g. destroyed): EOF.
+    socket.once("close", () => settle(undefined, undefined));
+    socket.once("error", (err: Error) =>
+      settle(new Unreachable(where, err.message, { errno: errnoOf(err), cause: err })),
+    );
+  });
 }

@@ -1,6 +1,7 @@
 // CalibandClient against hand-written misbehaving servers: deadlines, EOF, garbage, over-long
 // replies, missing/stale sockets (caliband-protocol.md §1.2, §1.5, §7). The faithful daemon is
 // covered in client.test.ts.
+import fs from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -12,6 +13,7 @@ import { CalibandClient, DEFAULT_DEADLINES } from "../../src/caliband/client.js"
 import { AgentNotFound, InvalidState, Protocol, Unreachable } from "../../src/caliband/errors.js";
 import { ConfigError } from "../../src/errors.js";
 import { makeDeadSocket } from "./dead-socket.js";
+import { FIXTURES_DIR } from "../support/fixtures.js";
 
 let dir: string;
 let servers: net.Server[] = [];
@@ -138,6 +140,41 @@ describe("one request per connection", () => {
       setTimeout(() => sock.write('ted","agents":[]}\r\n'), 20);
     });
     expect(await client(socketPath).list()).toEqual([]);
+  });
+});
+
+describe("list replies", () => {
+  const fixture = (status: string) =>
+    fs
+      .readFileSync(path.join(FIXTURES_DIR, "ctl-06-list-done.ndjson"), "utf8")
+      .trim()
+      .split("\n")
+      .at(-1)!
+      .replace('"status":"done"', `"status":"${status}"`);
+
+  it("an unchanged reply gives the same frozen records again; a changed one is parsed anew; a bad one is still refused", async () => {
+    let reply = fixture("running");
+    const socketPath = await serve((_line, sock) => sock.write(`${reply}\n`));
+    const c = client(socketPath);
+    const first = await c.list();
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({ name: "fixture-basic", rawStatus: "running" });
+    expect(Object.isFrozen(first[0])).toBe(true);
+    expect(Object.isFrozen(first[0]!.spec)).toBe(true);
+    expect(() => {
+      (first[0] as { name: string }).name = "changed";
+    }).toThrow(TypeError);
+    const record = first[0];
+    first.pop(); // the array is the caller's own
+    const again = await c.list();
+    expect(again).toHaveLength(1);
+    expect(again[0]).toBe(record); // not parsed again
+    reply = fixture("done");
+    const changed = await c.list();
+    expect(changed[0]).toMatchObject({ rawStatus: "done" });
+    expect(changed[0]).not.toBe(again[0]);
+    reply = reply.replace('"agents":[', '"agents":[42,');
+    await expect(c.list()).rejects.toBeInstanceOf(Protocol);
   });
 });
 
