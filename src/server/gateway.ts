@@ -22,6 +22,7 @@ import { KEEPALIVE_MS } from "../resolvers/subscription.js";
 import type { GraphQLContext, GraphQLServices } from "../schema/context.js";
 import type { Readiness } from "./readiness.js";
 import { serveDashboard } from "./static.js";
+import { CoalescingWebSocket } from "./coalescing-websocket.js";
 
 /** Largest accepted request body, bytes (GraphQL documents and variables). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -158,7 +159,12 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     });
   });
   // WebSockets attach only once the port is ours (a failed listen must not reach graphql-ws).
-  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: MAX_BODY_BYTES });
+  const wss = new WebSocketServer({
+    server,
+    path: GRAPHQL_PATH,
+    maxPayload: MAX_BODY_BYTES,
+    WebSocket: CoalescingWebSocket,
+  });
   useServer<Record<string, unknown>>(
     {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
