@@ -378,11 +378,22 @@ export class IngestTask {
     while (!this.stopped) {
       const progressed = await this.readFileOnce(false);
       if (!progressed) {
+        // Until the tail interval passes, a line on the socket wakes us, or stop() aborts. The
+        // timer and the abort listener go with the wake-up: at thousands of wake-ups a second,
+        // leaving them to the timer piled listeners on the signal (MaxListenersExceededWarning).
+        const signal = this.abort.signal;
         await new Promise<void>((resolve) => {
-          this.wakeUp = resolve;
-          void abortableSleep(tail, this.abort.signal).then(resolve);
+          const done = (): void => {
+            clearTimeout(timer);
+            signal.removeEventListener("abort", done);
+            this.wakeUp = null;
+            resolve();
+          };
+          const timer = setTimeout(done, tail);
+          signal.addEventListener("abort", done, { once: true });
+          this.wakeUp = done;
+          if (signal.aborted) done();
         });
-        this.wakeUp = null;
       }
     }
     await socket;

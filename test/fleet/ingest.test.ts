@@ -244,6 +244,29 @@ describe("exactly-once ingest", () => {
     expect(outputs).toHaveLength(40_001);
   }, 90_000);
 
+  it("frames arriving every millisecond wake the reader without piling listeners on its abort signal", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(`${w.name}: ${w.message}`);
+    };
+    process.on("warning", onWarning);
+    onCleanup(() => process.off("warning", onWarning));
+    const d = await startDaemon({ frameDelayMs: 1, ...pacedScript(1) });
+    onCleanup(() => d.close());
+    // A long tail interval: each wake-up's sleep would otherwise keep its listener for 5 s.
+    const h = await startFleet({ runtimeDir: d.ws.runtime, tailIntervalMs: 5_000 });
+    onCleanup(() => h.close());
+    await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
+    const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "paced=1500" });
+    await waitFor(
+      async () => (await h.db.prisma.frame.count({ where: { agentId: agent.id } })) >= 1503,
+      60_000,
+      "every frame stored",
+    );
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+  }, 90_000);
+
   it("live frames are stored as they arrive on the socket, not at the next tail interval", async () => {
     const d = await startDaemon({ frameDelayMs: 1, ...pacedScript(400) });
     onCleanup(() => d.close());
