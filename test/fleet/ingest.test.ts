@@ -250,7 +250,9 @@ describe("exactly-once ingest", () => {
       warnings.push(`${w.name}: ${w.message}`);
     };
     process.on("warning", onWarning);
-    onCleanup(() => process.off("warning", onWarning));
+    onCleanup(() => {
+      process.off("warning", onWarning);
+    });
     const d = await startDaemon({ frameDelayMs: 1, ...pacedScript(1) });
     onCleanup(() => d.close());
     // A long tail interval: each wake-up's sleep would otherwise keep its listener for 5 s.
