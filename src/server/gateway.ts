@@ -176,12 +176,24 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
           socket: ctx.extra.socket,
           params: payload,
         });
+        // A bad document (or a store not open yet) is this operation's error, answered with an
+        // `error` message for its id; thrown, graphql-ws would close the whole connection (4500)
+        // and with it every other subscription on it.
+        let document: ExecutionArgs["document"];
+        let contextValue: unknown;
+        try {
+          document = parse(payload.query);
+          contextValue = await contextFactory();
+        } catch (err) {
+          if (err instanceof GraphQLError) return [err];
+          return [new GraphQLError(err instanceof Error ? err.message : String(err))];
+        }
         const args: ExecutionArgs = {
           schema,
           operationName: payload.operationName ?? null,
-          document: parse(payload.query),
+          document,
           variableValues: payload.variables ?? null,
-          contextValue: await contextFactory(),
+          contextValue,
           rootValue: { execute, subscribe } as EnvelopedRoot,
         };
         const errors = validate(args.schema, args.document);

@@ -79,6 +79,44 @@ describe("subscriptions", () => {
     await expect(sub.done).rejects.toThrow(/agent not found: 000000000000/);
   });
 
+  it("a malformed document is an error for that subscription only; the connection and its other subscriptions go on", async () => {
+    h = await startAppHarness();
+    await agentWithEvents(h, "dddddddddddd", 3);
+    const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+    const messages: { id?: string; type: string; payload?: unknown }[] = [];
+    let closedWith: number | null = null;
+    ws.on("message", (d: Buffer) => messages.push(JSON.parse(d.toString()) as (typeof messages)[number]));
+    ws.on("close", (code) => (closedWith = code));
+    await new Promise((r) => ws.once("open", r));
+    ws.send(JSON.stringify({ type: "connection_init" }));
+    await waitFor(() => messages.some((m) => m.type === "connection_ack"), 5_000, "ack");
+    ws.send(
+      JSON.stringify({
+        id: "bad",
+        type: "subscribe",
+        payload: { query: 'subscription { agentEvents(agentId: "dddddddddddd") { seq' },
+      }),
+    );
+    ws.send(
+      JSON.stringify({
+        id: "good",
+        type: "subscribe",
+        payload: { query: AGENT_EVENTS, variables: { id: "dddddddddddd" } },
+      }),
+    );
+    await waitFor(
+      () => messages.filter((m) => m.id === "good" && m.type === "next").length === 3,
+      5_000,
+      "the good subscription's events",
+    );
+    const bad = messages.filter((m) => m.id === "bad");
+    expect(bad).toHaveLength(1);
+    expect(bad[0]!.type).toBe("error");
+    expect(JSON.stringify(bad[0]!.payload)).toMatch(/Syntax Error/);
+    expect(closedWith).toBeNull();
+    ws.close();
+  });
+
   it("a finished agent's history replays and completes", async () => {
     h = await startAppHarness();
     const id = await spawn(h, "quick");
