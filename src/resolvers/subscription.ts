@@ -34,9 +34,9 @@ export const SUBSCRIBER_BUFFER = 1024;
 export const KEEPALIVE_MS = 12_000;
 
 const DELIVERY =
-  "Delivery: a subscriber that falls behind gets a `Gap` item, then the missed events refilled from the store, in order. " +
+  "Delivery: a subscriber that falls behind gets a `Gap` item, then the missed stored events refilled from the store, in order. " +
   `Over graphql-ws the server pings every ${KEEPALIVE_MS / 1000} s and drops a connection that has not answered by the next interval ` +
-  "(a client that stopped reading for that long): subscribe again with `after` set to the last cursor received; nothing is lost.";
+  "(a client that stopped reading for that long): subscribe again with `after` set to the last cursor received; no stored event is lost (events delivered live when their write failed carry no cursor and are not refilled).";
 
 function toItem(item: TailItem, streamKey: string): EventItem {
   if (item.type === "event") return item.event;
