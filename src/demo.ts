@@ -94,6 +94,9 @@ export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvir
       ...baseEnv,
       CALIBAN_DAEMON_RUNTIME_DIR: path.join(dir, "run"),
       CALIBAN_SIM_FRAME_DELAY_MS: String(DEMO_FRAME_DELAY_MS),
+      // The simulators' session stores (stdout.ndjson etc.) live in the demo dir too, so stopping
+      // the demo removes them (their default is a per-root dir under the OS temp dir).
+      CALIBAN_SIM_DATA_BASE: path.join(dir, "sessions"),
     },
     cleanup: () => {
       try {

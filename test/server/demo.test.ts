@@ -67,6 +67,12 @@ describe("prospero serve --demo", () => {
     p.child.kill("SIGTERM");
     expect(await p.exited, p.stderr()).toBe(0);
     expect(fs.existsSync(dir!)).toBe(false);
+    // Nothing of this demo is left in the simulator's default session store either.
+    const simBase = path.join(os.tmpdir(), "prospero-fake-caliband");
+    const stray = fs.existsSync(simBase)
+      ? fs.readdirSync(simBase).filter((e) => e.includes(path.basename(dir!)))
+      : [];
+    expect(stray).toEqual([]);
     const leftover = spawnSync("pgrep", ["-f", dir!], { encoding: "utf8" }).stdout.trim();
     expect(leftover).toBe("");
   });

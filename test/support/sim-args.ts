@@ -96,7 +96,7 @@ export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv): FakeCaliba
   const opts: FakeCalibandOptions = { workspaceRoot: root, env };
   const socketPath = str("socket-path");
   if (socketPath !== undefined) opts.socketPath = socketPath;
-  const dataBase = str("data-base");
+  const dataBase = str("data-base") ?? envOpt(env, "CALIBAN_SIM_DATA_BASE");
   if (dataBase !== undefined) opts.dataBase = dataBase;
   const frameDelay = nonNegativeInt("CALIBAN_SIM_FRAME_DELAY_MS", envOpt(env, "CALIBAN_SIM_FRAME_DELAY_MS"));
   if (frameDelay !== undefined) opts.frameDelayMs = frameDelay;
