@@ -155,11 +155,12 @@ const FleetSeedComplete = builder
   .objectRef<Extract<FleetChangeItem, { type: "seed_complete" | "gap" }>>("FleetSeedComplete")
   .implement({
     description:
-      "Marks the end of the seed (and follows a re-seed after the subscriber fell behind): everything before it is the current fleet.",
+      "Marks the end of the initial seed: everything before it is the current fleet. With `reseeded: true` it marks instead that the subscriber fell behind: the changes it missed follow, replayed from the store in order (there is no new seed).",
     isTypeOf: (i) => ["seed_complete", "gap"].includes((i as FleetChangeItem).type),
     fields: (t) => ({
       reseeded: t.boolean({
-        description: "True when this ends a re-seed after falling behind.",
+        description:
+          "True when the subscriber fell behind and the missed changes follow, replayed from the store (the name is kept for compatibility: no new seed is sent).",
         resolve: (i) => i.type === "gap",
       }),
     }),
@@ -364,7 +365,7 @@ builder.subscriptionFields((t) => ({
   fleetChanges: t.field({
     type: FleetChangeRef,
     description:
-      "A seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes; nothing published between seed and live is lost. After falling behind, the fleet is re-seeded.",
+      "A seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes; nothing published between seed and live is lost. After falling behind: FleetSeedComplete with `reseeded: true`, then the missed changes replayed from the store.",
     subscribe: async (_root, _args, ctx) => {
       const { items, high } = await seedOf(ctx);
       // Events committed after the seed's high-water mark are replayed from the store, then live.
