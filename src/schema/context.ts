@@ -23,7 +23,9 @@ export interface GraphQLContext extends GraphQLServices {
   readiness: () => Readiness;
   /**
    * Per-operation memo for batched loads (e.g. usage of every workspace in one query); created by
-   * {@link memoize} on first use, so a long-lived subscription's context does not carry one.
+   * {@link memoize} on first use, so an operation that batches nothing carries none. It lives as
+   * long as the operation: a subscription that selects a memoized field (e.g. `usage`) keeps the
+   * value loaded for its first event.
    */
   memo?: Map<string, Promise<unknown>>;
 }
