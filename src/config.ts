@@ -3,11 +3,13 @@
  * environment variables and defaults (flags win over env, env over defaults). A bad value is a
  * {@link ConfigError} naming the flag and env var and the accepted form.
  */
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./errors.js";
 import { LOG_LEVELS } from "./log.js";
+import { isLoopbackAddress } from "./auth/http-policy.js";
 
 /** The validated gateway configuration. Durations are in ms; `port` 0 picks a free port. */
 export interface Config {
@@ -29,6 +31,27 @@ export interface Config {
   retentionDays: number;
   /** Demo mode: a temporary workspace served by the built-in caliband simulator. */
   demo: boolean;
+  /**
+   * Serve without authentication (`--insecure-no-auth`): every request is admin. Refused with a
+   * non-loopback bind; warned about at every start.
+   */
+  insecureNoAuth: boolean;
+  /** Exact origins (`https://host[:port]`) allowed to call the API cross-origin with a bearer token. */
+  corsOrigins: string[];
+  /** Host names, besides loopback names and IP literals, that the gateway answers to. */
+  publicHosts: string[];
+  /** PEM certificate chain file for HTTPS/WSS, or null. */
+  tlsCert: string | null;
+  /** PEM private key file for HTTPS/WSS, or null. */
+  tlsKey: string | null;
+  /** Addresses of reverse proxies whose X-Forwarded-For/-Proto are believed; only they may connect. */
+  trustProxy: string[];
+  /** Operator additions to the env allowlist of workspace configs (`*` wildcards). */
+  allowEnv: string[];
+  /** Absolute directories workspace roots must be inside (empty = anywhere allowed). */
+  allowRoots: string[];
+  /** Most WebSocket connections open at once (graphql-ws), gateway-wide. */
+  maxConnections: number;
 }
 
 /** One setting's description: its flag, env var and accepted form (used in error messages). */
@@ -38,6 +61,11 @@ interface SettingSpec {
   env: string;
   expected: string;
   schema: z.ZodType<unknown>;
+  /**
+   * A list setting: the flag is repeatable (its value is an array) and the env var holds the
+   * items separated by this string; `schema` checks one item.
+   */
+  separator?: string;
 }
 
 const boolString = z
@@ -114,6 +142,92 @@ const SETTINGS: readonly SettingSpec[] = [
     expected: "true or false",
     schema: boolString,
   },
+  {
+    key: "insecureNoAuth",
+    flag: "--insecure-no-auth",
+    env: "PROSPERO_INSECURE_NO_AUTH",
+    expected: "true or false",
+    schema: boolString,
+  },
+  {
+    key: "corsOrigins",
+    flag: "--cors-origin",
+    env: "PROSPERO_CORS_ORIGINS",
+    expected:
+      "origins such as https://ops.example.com (scheme, host, optional port; no path), comma-separated in the env var",
+    separator: ",",
+    schema: z
+      .string()
+      .refine((o) => {
+        try {
+          const u = new URL(o);
+          return (u.protocol === "http:" || u.protocol === "https:") && u.origin === o.replace(/\/$/, "");
+        } catch {
+          return false;
+        }
+      })
+      .transform((o) => new URL(o).origin),
+  },
+  {
+    key: "publicHosts",
+    flag: "--public-host",
+    env: "PROSPERO_PUBLIC_HOSTS",
+    expected: "DNS names such as prospero.example.com (no port), comma-separated in the env var",
+    separator: ",",
+    schema: z
+      .string()
+      .regex(/^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*$/)
+      .transform((h) => h.toLowerCase()),
+  },
+  {
+    key: "tlsCert",
+    flag: "--tls-cert",
+    env: "PROSPERO_TLS_CERT",
+    expected: "the path of a PEM certificate (chain) file",
+    schema: z.string().min(1),
+  },
+  {
+    key: "tlsKey",
+    flag: "--tls-key",
+    env: "PROSPERO_TLS_KEY",
+    expected: "the path of a PEM private key file",
+    schema: z.string().min(1),
+  },
+  {
+    key: "trustProxy",
+    flag: "--trust-proxy",
+    env: "PROSPERO_TRUST_PROXY",
+    expected: "IP addresses of reverse proxies, comma-separated in the env var",
+    separator: ",",
+    schema: z.string().refine((a) => net.isIP(a) !== 0),
+  },
+  {
+    key: "allowEnv",
+    flag: "--allow-env",
+    env: "PROSPERO_ALLOW_ENV",
+    expected:
+      "environment variable names or patterns with * (e.g. MY_TOOL_*), comma-separated in the env var",
+    separator: ",",
+    schema: z.string().regex(/^[A-Za-z_*][A-Za-z0-9_*]*$/),
+  },
+  {
+    key: "allowRoots",
+    flag: "--allow-root",
+    env: "PROSPERO_ALLOW_ROOTS",
+    expected: "absolute directory paths, separated by ':' in the env var",
+    separator: ":",
+    schema: z
+      .string()
+      .refine((p) => path.isAbsolute(p))
+      .transform((p) => path.resolve(p)),
+  },
+  {
+    key: "maxConnections",
+    flag: "--max-connections",
+    env: "PROSPERO_MAX_CONNECTIONS",
+    expected: "an integer number of WebSocket connections, 1–100000",
+    schema: intString(1, 100_000),
+  },
 ];
 
 /**
@@ -143,12 +257,23 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     autostart: true,
     retentionDays: 0,
     demo: false,
+    insecureNoAuth: false,
+    corsOrigins: [],
+    publicHosts: [],
+    tlsCert: null,
+    tlsKey: null,
+    trustProxy: [],
+    allowEnv: [],
+    allowRoots: [],
+    maxConnections: 256,
   };
 }
 
 /**
  * Resolve the configuration. `flags` holds values given on the command line (undefined = not
- * given), keyed like {@link Config}. Empty env values are ignored.
+ * given; arrays for list settings), keyed like {@link Config}. Empty env values are ignored.
+ * Cross-setting rules (issue 11): TLS needs both files; a bind other than loopback needs TLS or
+ * `--trust-proxy`; `--insecure-no-auth` is refused with a bind other than loopback.
  * @throws ConfigError naming the first invalid setting and its accepted form.
  */
 export function resolveConfig(
@@ -170,6 +295,28 @@ export function resolveConfig(
     } else {
       continue;
     }
+    if (s.separator !== undefined) {
+      const items = Array.isArray(raw)
+        ? (raw as unknown[])
+        : String(raw)
+            .split(s.separator)
+            .map((x) => x.trim())
+            .filter((x) => x !== "");
+      const values: unknown[] = [];
+      for (const item of items) {
+        const parsed = s.schema.safeParse(item);
+        if (!parsed.success) {
+          throw new ConfigError(
+            `${s.flag} / ${s.env}`,
+            s.expected,
+            `got ${JSON.stringify(item)} from ${source}`,
+          );
+        }
+        values.push(parsed.data);
+      }
+      out[s.key] = [...new Set(values)];
+      continue;
+    }
     const parsed = s.schema.safeParse(raw);
     if (!parsed.success) {
       throw new ConfigError(`${s.flag} / ${s.env}`, s.expected, `got ${JSON.stringify(raw)} from ${source}`);
@@ -178,5 +325,32 @@ export function resolveConfig(
   }
   const cfg = out as unknown as Config;
   cfg.dataDir = path.resolve(cfg.dataDir);
+  checkExposure(cfg);
   return cfg;
+}
+
+/** The cross-setting rules of {@link resolveConfig}. @throws ConfigError */
+function checkExposure(cfg: Config): void {
+  if ((cfg.tlsCert === null) !== (cfg.tlsKey === null)) {
+    throw new ConfigError(
+      "--tls-cert / --tls-key",
+      "both a certificate and its key, or neither",
+      "only one was given",
+    );
+  }
+  const loopback = isLoopbackAddress(cfg.bind);
+  if (cfg.insecureNoAuth && !loopback) {
+    throw new ConfigError(
+      "--insecure-no-auth",
+      "a loopback --bind (127.0.0.1, ::1 or localhost) when authentication is off",
+      `refusing to serve without authentication on ${cfg.bind}`,
+    );
+  }
+  if (!loopback && cfg.tlsCert === null && cfg.trustProxy.length === 0) {
+    throw new ConfigError(
+      "--bind / PROSPERO_BIND",
+      "a loopback address, or TLS (--tls-cert and --tls-key) or a trusted reverse proxy (--trust-proxy <its address>) for any other",
+      `${cfg.bind} would expose the API, the dashboard and their tokens in clear text to the network`,
+    );
+  }
 }

@@ -3,7 +3,7 @@
  * apart from the simulator and the benchmark's clients; plus the GraphQL calls benchmarks need.
  */
 import { waitFor } from "../../test/helpers/fleet-harness.js";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -47,6 +47,8 @@ export interface Gateway {
   url: string;
   /** `ws://127.0.0.1:<port>/graphql`. */
   wsUrl: string;
+  /** The admin token the bench gave the gateway (PROSPERO_ADMIN_TOKEN); pass it to subscribers. */
+  token: string;
   dataDir: string;
   /** Wall time from process start to `/readyz` answering 200, ms. */
   readyMs: number;
@@ -93,11 +95,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     "--no-autostart",
     "--log-level",
     "warn",
+    // Benchmarks open up to thousands of subscriber connections.
+    "--max-connections",
+    "100000",
   ];
   if (opts.pollIntervalMs !== undefined) args.push("--poll-interval-ms", String(opts.pollIntervalMs));
   const t0 = performance.now();
+  // The bench chooses the admin token, so it can authenticate without reading the data dir.
+  const token = `bench_${randomBytes(32).toString("base64url")}`;
   const child = startNode(path.join(REPO, "bin/prospero.js"), args, {
-    env: { CALIBAN_DAEMON_RUNTIME_DIR: opts.runtimeDir, NODE_ENV: "production" },
+    env: {
+      CALIBAN_DAEMON_RUNTIME_DIR: opts.runtimeDir,
+      NODE_ENV: "production",
+      PROSPERO_ADMIN_TOKEN: token,
+      XDG_RUNTIME_DIR: opts.dataDir,
+    },
     // BENCH_GATEWAY_NODE_ARGS: extra node flags for every gateway of a run, e.g. to profile it
     // (`--cpu-prof --cpu-prof-dir=/tmp/prof`; bench/README.md).
     nodeArgs: [
@@ -133,7 +145,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     const post = () =>
       fetch(`${url}/graphql`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
         body: JSON.stringify({ query, variables }),
       });
     try {
@@ -168,6 +180,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     pid: child.pid,
     url,
     wsUrl: `ws://127.0.0.1:${port}/graphql`,
+    token,
     dataDir: opts.dataDir,
     readyMs,
     gql,

@@ -25,13 +25,14 @@ export interface Subscriber {
 
 /**
  * Open a socket and subscribe. `onData` gets each `next` payload's `data`; errors from the server
- * reject `done`.
+ * reject `done`. `token` goes in `connection_init` as `{ authorization: "Bearer <token>" }`.
  */
 export function subscribe(
   url: string,
   query: string,
   variables: Record<string, unknown>,
   onData: (data: Record<string, unknown>) => void,
+  token?: string,
 ): Subscriber {
   const ws = new WebSocket(url, "graphql-transport-ws", { perMessageDeflate: false });
   let resolveReady!: () => void;
@@ -58,7 +59,14 @@ export function subscribe(
     resume: () => (ws as unknown as { _socket: Socket })._socket.resume(),
     close: () => ws.close(),
   };
-  ws.on("open", () => ws.send(JSON.stringify({ type: "connection_init" })));
+  ws.on("open", () =>
+    ws.send(
+      JSON.stringify({
+        type: "connection_init",
+        ...(token ? { payload: { authorization: `Bearer ${token}` } } : {}),
+      }),
+    ),
+  );
   ws.on("message", (raw: Buffer) => {
     const msg = JSON.parse(raw.toString()) as { type: string; payload?: unknown };
     if (msg.type === "connection_ack") {

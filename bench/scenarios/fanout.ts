@@ -295,7 +295,7 @@ async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: Timing):
     const spawnedAt = wallMs();
     const col = new Collector(c.subs);
     subs = await attachAll(ctx, c.subs, col, (i) =>
-      subscribe(g.wsUrl, QUERIES[c.stream], { agentId: ids[i % agents]! }, col.handler(i)),
+      subscribe(g.wsUrl, QUERIES[c.stream], { agentId: ids[i % agents]! }, col.handler(i), g.token),
     );
     const attachedAt = wallMs();
     ctx.log(

@@ -41,7 +41,7 @@ async function idleSubscriptions(
   const m0 = await insp.settled();
   ctx.log(`idle subscriptions: opening ${k}`);
   const subs = await subscribeMany(k, () =>
-    subscribe(gw.wsUrl, AGENT_EVENTS, { id: agentId }, () => undefined),
+    subscribe(gw.wsUrl, AGENT_EVENTS, { id: agentId }, () => undefined, gw.token),
   );
   try {
     await waitFor(

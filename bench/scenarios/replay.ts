@@ -110,11 +110,17 @@ async function replayAll(
   const timer = setInterval(() => log(`  replayed ${n}/${expect}`), 5_000);
   const t0 = performance.now();
   try {
-    const sub = subscribe(gw.wsUrl, SUBSCRIPTION, { agentId }, (data) => {
-      const e = data.agentEvents as { __typename: string } | undefined;
-      if (e?.__typename === "Gap") gaps++;
-      else n++;
-    });
+    const sub = subscribe(
+      gw.wsUrl,
+      SUBSCRIPTION,
+      { agentId },
+      (data) => {
+        const e = data.agentEvents as { __typename: string } | undefined;
+        if (e?.__typename === "Gap") gaps++;
+        else n++;
+      },
+      gw.token,
+    );
     try {
       await sub.ready;
       await sub.done;

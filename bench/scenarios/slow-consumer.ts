@@ -130,19 +130,25 @@ async function flow(ctx: RunContext, mode: "baseline" | "paused", total: number)
     let gap = false;
     let lastGlobal = 0;
     if (mode === "paused") {
-      const s = subscribe(g.wsUrl, SUBSCRIPTION, {}, (data) => {
-        const e = data.fleetEvents as { __typename: string; cursor: string } | undefined;
-        if (!resumed) {
-          if (pausedAt === 0) {
-            pausedAt = performance.now();
-            s.pause();
+      const s = subscribe(
+        g.wsUrl,
+        SUBSCRIPTION,
+        {},
+        (data) => {
+          const e = data.fleetEvents as { __typename: string; cursor: string } | undefined;
+          if (!resumed) {
+            if (pausedAt === 0) {
+              pausedAt = performance.now();
+              s.pause();
+            }
+            return;
           }
-          return;
-        }
-        received++;
-        if (e?.__typename === "Gap") gap = true;
-        else if (e) lastGlobal = Math.max(lastGlobal, globalIdOf(e.cursor));
-      });
+          received++;
+          if (e?.__typename === "Gap") gap = true;
+          else if (e) lastGlobal = Math.max(lastGlobal, globalIdOf(e.cursor));
+        },
+        g.token,
+      );
       sub = s;
       await s.ready;
     }
@@ -276,18 +282,24 @@ async function shortPause(ctx: RunContext, g: Gateway, count: number): Promise<S
   let resumed = false;
   let gap = false;
   let lastGlobal = 0;
-  const s = subscribe(g.wsUrl, SUBSCRIPTION_AFTER, { after }, (data) => {
-    const e = data.fleetEvents as { __typename: string; cursor: string } | undefined;
-    if (!resumed) {
-      if (pausedAt === 0) {
-        pausedAt = performance.now();
-        s.pause();
+  const s = subscribe(
+    g.wsUrl,
+    SUBSCRIPTION_AFTER,
+    { after },
+    (data) => {
+      const e = data.fleetEvents as { __typename: string; cursor: string } | undefined;
+      if (!resumed) {
+        if (pausedAt === 0) {
+          pausedAt = performance.now();
+          s.pause();
+        }
+        return;
       }
-      return;
-    }
-    if (e?.__typename === "Gap") gap = true;
-    else if (e) lastGlobal = Math.max(lastGlobal, globalIdOf(e.cursor));
-  });
+      if (e?.__typename === "Gap") gap = true;
+      else if (e) lastGlobal = Math.max(lastGlobal, globalIdOf(e.cursor));
+    },
+    g.token,
+  );
   try {
     await s.ready;
     const base = (await g.metrics()).framesIngestedTotal;

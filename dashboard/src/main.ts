@@ -1,6 +1,8 @@
 /**
  * Prospero's dashboard: the fleet live through `fleetChanges`, one agent's timeline live through
  * `agentEvents`, mutations over HTTP. The route is the URL hash: `#/agent/<id>` opens an agent.
+ * Without a session (the gateway answers 401) it shows the sign-in panel instead; a session that
+ * ends while the page is open (token revoked or expired) brings the panel back.
  */
 import "./style.css";
 import { FLEET_CHANGES } from "./api/documents.js";
@@ -13,6 +15,8 @@ import { showConnection } from "./ui/announce.js";
 import { byId } from "./ui/dom.js";
 import { LaunchForm } from "./ui/launch-form.js";
 import { renderWorkspaces } from "./ui/workspaces.js";
+import { currentSession, signOut, type Viewer } from "./api/session.js";
+import { renderSignIn } from "./ui/sign-in.js";
 
 /** How often the age column is redrawn, ms (local clock only, no requests). */
 const AGE_TICK_MS = 5_000;
@@ -25,9 +29,47 @@ function routeAgentId(): string | null {
   return m?.[1] ?? null;
 }
 
+/** Show the sign-in panel instead of the fleet; a successful sign-in reloads the page. */
+function showSignIn(reason: string | null): void {
+  byId("main", HTMLElement).hidden = true;
+  byId("whoami", HTMLParagraphElement).hidden = true;
+  showConnection("signed-out");
+  const panel = byId("sign-in", HTMLElement);
+  panel.hidden = false;
+  renderSignIn(panel, reason, () => location.reload());
+}
+
+function showViewer(viewer: Viewer): void {
+  const scope = viewer.workspaces ? ` · ${viewer.workspaces.join(", ")}` : "";
+  byId("whoami-name", HTMLSpanElement).textContent = `${viewer.name} (${viewer.role.toLowerCase()}${scope})`;
+  byId("whoami", HTMLParagraphElement).hidden = false;
+  byId("sign-out", HTMLButtonElement).addEventListener("click", () => {
+    void signOut().then(() => location.reload());
+  });
+}
+
+async function boot(): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  const failed = params.get("login") === "failed";
+  if (failed) {
+    params.delete("login");
+    const rest = params.toString();
+    history.replaceState(null, "", `${location.pathname}${rest ? `?${rest}` : ""}${location.hash}`);
+  }
+  const session = await currentSession();
+  if (session.kind === "signed-out") {
+    showSignIn(failed ? "That token was not accepted (unknown, expired or revoked)." : session.reason);
+    return;
+  }
+  showViewer(session.viewer);
+  start();
+}
+
 function start(): void {
   const fleet = new FleetState();
-  const live = new LiveConnection(defaultWsUrl(), showConnection);
+  const live = new LiveConnection(defaultWsUrl(), showConnection, (reason) =>
+    showSignIn(`Signed out by the gateway: ${reason}.`),
+  );
   const workspaces = byId("workspaces", HTMLDivElement);
   const fleetError = byId("fleet-error", HTMLParagraphElement);
   const table = new AgentsTable(byId("agents", HTMLDivElement));
@@ -74,4 +116,4 @@ function start(): void {
   window.setInterval(() => table.tick(), AGE_TICK_MS);
 }
 
-start();
+void boot();

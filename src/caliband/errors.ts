@@ -79,6 +79,48 @@ export class DaemonStartFailed extends Unreachable {
 }
 
 /**
+ * A caliband Unix socket failed the local-trust check (issue 11 item 8, caliband-protocol.md §1.1
+ * "Permissions"; see `trust.ts`): its runtime dir is not a directory owned by this user that group
+ * and others cannot write, or the file at the socket path is not ours (or is a symbolic link or
+ * other non-socket). Nothing was sent on it and no daemon was started there. An
+ * {@link Unreachable} without `errno`, so discovery never autostarts over it and the poller marks
+ * the workspace unreachable with this message. `path` is the offending path, `found` what was
+ * there, `expected` what would be trusted.
+ */
+export class UntrustedSocket extends Unreachable {
+  constructor(
+    endpoint: string,
+    readonly path: string,
+    readonly found: string,
+    readonly expected: string,
+  ) {
+    super(endpoint, `untrusted: ${found}; expected ${expected}; nothing was sent`);
+  }
+}
+
+/**
+ * Autostarting the workspace's caliband failed `failures` times in a row (the last failure is
+ * `lastError`: a {@link DaemonStartFailed} or {@link CalibandNotInstalled}), so the next attempt
+ * waits until `nextAttemptAt` (exponential backoff, issue 11 item 9); until then every call fails
+ * at once with this error instead of starting another daemon. `delayMs` is the current backoff.
+ */
+export class AutostartBackoff extends Unreachable {
+  constructor(
+    endpoint: string,
+    readonly failures: number,
+    readonly nextAttemptAt: Date,
+    readonly delayMs: number,
+    readonly lastError: Error,
+  ) {
+    super(
+      endpoint,
+      `autostart failed ${failures} time${failures === 1 ? "" : "s"} in a row; next attempt at ` +
+        `${nextAttemptAt.toISOString()} (backoff ${delayMs} ms); last failure: ${lastError.message}`,
+    );
+  }
+}
+
+/**
  * The caliband binary could not be executed (`ENOENT`/`EACCES` when autostarting, §5.2). The
  * message says how to fix it: install caliban (which ships `caliband`) and put `caliband` on
  * `PATH`, or point `--caliband-bin` / `PROSPERO_CALIBAND_BIN` at the binary.

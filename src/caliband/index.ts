@@ -43,9 +43,11 @@ export {
   type SendInboundOptions,
   type StreamLine,
 } from "./stream.js";
+export { checkRuntimeDir, checkSocketFile } from "./trust.js";
 export {
   ensureDaemon,
   DEFAULT_STARTUP_TIMEOUT_MS,
+  DEFAULT_KILL_GRACE_MS,
   type EnsureDaemonOptions,
   type DaemonHandle,
 } from "./discovery.js";

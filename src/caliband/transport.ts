@@ -10,6 +10,7 @@ import * as tls from "node:tls";
 
 import { ConfigError } from "../errors.js";
 import { Unreachable, errnoOf } from "./errors.js";
+import { checkSocketFile } from "./trust.js";
 import type { Endpoint } from "./wire.js";
 
 /** TLS settings for TCP endpoints (§6): PEM text of the trusted CA(s) and the expected server name (SNI + verification). */
@@ -124,19 +125,31 @@ export function describeEndpoint(endpoint: Endpoint, transport: Transport = {}):
 }
 
 /**
- * Open one connection to `endpoint` and return it ready for NDJSON (§1.2, §6): Unix → connected;
- * TCP → connected, TLS handshake verified against `transport.tls` (CA + server name), then the
- * bearer preamble written when a token is configured. The returned socket has a no-op `error`
- * listener so a late error can never crash the process; callers observe errors through reads.
- * @throws Unreachable on ENOENT/ECONNREFUSED/TLS failure/close during setup, or
+ * Open one connection to `endpoint` and return it ready for NDJSON (§1.2, §6): Unix → the file
+ * at the path checked ({@link checkSocketFile}: when present, ours and a socket or stale regular
+ * file, never a symbolic link), then connected; TCP → connected, TLS handshake verified against
+ * `transport.tls` (CA + server name), then the bearer preamble written when a token is configured.
+ * The returned socket has a no-op `error` listener so a late error can never crash the process;
+ * callers observe errors through reads.
+ * @throws UntrustedSocket (an Unreachable) when the Unix socket file is not ours — nothing is
+ *   connected or sent; Unreachable on ENOENT/ECONNREFUSED/TLS failure/close during setup, or
  *   `"timeout after N ms"` when `deadlineMs` passes; `signal.reason` when aborted;
  *   ConfigError when `transport` is invalid (token without TLS).
  */
-export function openConnection(
+export async function openConnection(
   endpoint: Endpoint,
   transport: Transport,
   options: ConnectOptions,
 ): Promise<net.Socket> {
+  if (endpoint.scheme === "unix") {
+    options.signal?.throwIfAborted();
+    await checkSocketFile(endpoint.path, endpoint.path);
+  }
+  return connect(endpoint, transport, options);
+}
+
+/** {@link openConnection} after the Unix trust check. */
+function connect(endpoint: Endpoint, transport: Transport, options: ConnectOptions): Promise<net.Socket> {
   const { deadlineMs, signal } = options;
   const where = describeEndpoint(endpoint, transport);
   return new Promise<net.Socket>((resolve, reject) => {

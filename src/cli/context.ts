@@ -7,6 +7,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { createProsperoClient, type ProsperoClient } from "../sdk/index.js";
 import { CliError, EXIT, describeFailure, type ExitCode } from "./exit.js";
 import { processOutput, type Output } from "./output.js";
+import { safeText } from "./sanitize.js";
 
 /** Gateway URL when neither `--url` nor `PROSPERO_URL` is given. */
 export const DEFAULT_URL = "http://127.0.0.1:7878";
@@ -15,6 +16,7 @@ export const DEFAULT_URL = "http://127.0.0.1:7878";
 export interface ClientOptions {
   url?: string;
   json?: boolean;
+  token?: string;
 }
 
 /** Everything a client command's action gets. */
@@ -31,12 +33,16 @@ export interface CliContext {
 }
 
 /**
- * Add `--url` and `--json` to a client command.
+ * Add `--url`, `--token` and `--json` to a client command.
  * @param jsonHelp what `--json` prints for this command
  */
 export function clientOptions(cmd: Command, jsonHelp = "print the result as JSON on stdout"): Command {
   return cmd
     .option("--url <url>", `gateway URL (env PROSPERO_URL; default ${DEFAULT_URL})`)
+    .option(
+      "--token <token>",
+      "API token (env PROSPERO_TOKEN, which keeps it out of the process list; default: the local gateway's admin token)",
+    )
     .option("--json", jsonHelp);
 }
 
@@ -102,14 +108,15 @@ export function clientAction<A extends unknown[]>(
     let code: ExitCode | number = EXIT.ok;
     try {
       const url = resolveUrl(opts.url);
-      client = createProsperoClient({ url });
+      client = createProsperoClient({ url, ...(opts.token ? { token: opts.token } : {}) });
       const ctx: CliContext = { client, url, json: opts.json === true, out, signal: ctrl.signal };
       code = (await fn(ctx, ...(args.slice(0, -1) as A))) ?? EXIT.ok;
     } catch (err) {
       const { exitCode, message } = describeFailure(err);
-      out.note(`${out.ce.red("prospero:")} ${message}`);
+      // The message may quote the gateway, a user's label or an agent's text: terminal-safe it.
+      out.note(`${out.ce.red("prospero:")} ${safeText(message)}`);
       if (exitCode === EXIT.failure && process.env["PROSPERO_DEBUG"] && err instanceof Error && err.stack) {
-        out.note(err.stack);
+        out.note(safeText(err.stack));
       }
       code = exitCode;
     } finally {

@@ -19,6 +19,8 @@ export const EXIT = {
   refused: 4,
   /** The gateway (or the workspace's caliband) could not be reached. */
   unreachable: 5,
+  /** Not allowed: no valid token, or the token's role or workspaces do not allow this. */
+  denied: 6,
   /** Interrupted (Ctrl-C) while waiting. */
   interrupted: 130,
 } as const;
@@ -35,12 +37,18 @@ Exit codes:
   3    not found (agent or workspace)
   4    refused (invalid state, conflict, provider misconfigured, validation, daemon refused)
   5    unreachable (the gateway, or the workspace's caliband)
+  6    not allowed (no valid token, or its role or workspaces do not allow it)
   130  interrupted (Ctrl-C while waiting)
 
 Environment:
-  PROSPERO_URL  gateway URL for client commands (default http://127.0.0.1:7878)
-  NO_COLOR      disable colors (colors are only used on a terminal anyway)
+  PROSPERO_URL    gateway URL for client commands (default http://127.0.0.1:7878)
+  PROSPERO_TOKEN  API token (default: the admin token of a gateway on this machine)
+  NO_COLOR        disable colors (colors are only used on a terminal anyway)
 `;
+
+/** Appended to authentication failures: where the CLI looks for a token. */
+const TOKEN_HINT =
+  " (give a token with --token or PROSPERO_TOKEN; on the gateway's machine the CLI reads its admin-token file by itself)";
 
 /** A failure with a chosen exit code and a one-line message for stderr. */
 export class CliError extends Error {
@@ -66,6 +74,9 @@ export function exitCodeForTypename(typename: string): ExitCode {
     case "ValidationError":
     case "DaemonRefusedError":
       return EXIT.refused;
+    case "ForbiddenError":
+    case "UnauthenticatedError":
+      return EXIT.denied;
     default:
       return EXIT.failure;
   }
@@ -111,17 +122,27 @@ type ReportedErrorTypename =
   | "ProviderMisconfiguredError"
   | "UnreachableError"
   | "ValidationError"
-  | "DaemonRefusedError";
+  | "DaemonRefusedError"
+  | "UnauthenticatedError"
+  | "ForbiddenError";
 
 /**
  * Exit code and one-line message for any failure of a client command: CliError as given,
- * NetworkError → 5, GraphQL errors by `extensions.code` (NOT_FOUND → 3, BAD_USER_INPUT → 2), the
- * rest → 1.
+ * NetworkError → 5 (a WebSocket closed 4401/4403 → 6), GraphQL errors by `extensions.code`
+ * (UNAUTHENTICATED/FORBIDDEN → 6, NOT_FOUND → 3, BAD_USER_INPUT → 2), the rest → 1.
  */
 export function describeFailure(err: unknown): { exitCode: ExitCode; message: string } {
   if (err instanceof CliError) return { exitCode: err.exitCode, message: err.message };
-  if (err instanceof NetworkError) return { exitCode: EXIT.unreachable, message: err.message };
+  if (err instanceof NetworkError) {
+    if (err.closeCode === 4401 || err.closeCode === 4403) {
+      return { exitCode: EXIT.denied, message: `${err.message}${TOKEN_HINT}` };
+    }
+    return { exitCode: EXIT.unreachable, message: err.message };
+  }
   if (err instanceof GraphQLRequestError) {
+    if (err.hasCode("UNAUTHENTICATED"))
+      return { exitCode: EXIT.denied, message: `${err.message}${TOKEN_HINT}` };
+    if (err.hasCode("FORBIDDEN")) return { exitCode: EXIT.denied, message: err.message };
     if (err.hasCode("NOT_FOUND")) return { exitCode: EXIT.notFound, message: err.message };
     if (err.hasCode("BAD_USER_INPUT")) return { exitCode: EXIT.usage, message: err.message };
     return { exitCode: EXIT.failure, message: `the gateway answered with an error: ${err.message}` };

@@ -17,6 +17,8 @@ import { registerFollowCommand } from "./commands/follow.js";
 import { registerLifecycleCommands } from "./commands/lifecycle.js";
 import { registerUsageCommand } from "./commands/usage.js";
 import { registerStatusCommand } from "./commands/status.js";
+import { registerTokenCommands } from "./commands/token.js";
+import { registerAuditCommand } from "./commands/audit.js";
 
 export { EXIT };
 
@@ -30,6 +32,20 @@ interface ServeOptions {
   autostart?: boolean;
   retentionDays?: string;
   demo?: boolean;
+  insecureNoAuth?: boolean;
+  corsOrigin?: string[];
+  publicHost?: string[];
+  tlsCert?: string;
+  tlsKey?: string;
+  trustProxy?: string[];
+  allowEnv?: string[];
+  allowRoot?: string[];
+  maxConnections?: string;
+}
+
+/** Commander collector of a repeatable option. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 async function serve(opts: ServeOptions): Promise<void> {
@@ -45,6 +61,15 @@ async function serve(opts: ServeOptions): Promise<void> {
       autostart: opts.autostart === false ? false : undefined,
       retentionDays: opts.retentionDays,
       demo: opts.demo,
+      insecureNoAuth: opts.insecureNoAuth,
+      corsOrigins: opts.corsOrigin,
+      publicHosts: opts.publicHost,
+      tlsCert: opts.tlsCert,
+      tlsKey: opts.tlsKey,
+      trustProxy: opts.trustProxy,
+      allowEnv: opts.allowEnv,
+      allowRoots: opts.allowRoot,
+      maxConnections: opts.maxConnections,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -55,6 +80,9 @@ async function serve(opts: ServeOptions): Promise<void> {
   }
   const { createLogger } = await import("../log.js");
   const { startApp } = await import("../app.js");
+  const { applyGatewayUmask } = await import("../process-umask.js");
+  // Everything the gateway creates is private to its user (autostarted daemons keep the operator's umask).
+  applyGatewayUmask();
   const logger = createLogger(config.logLevel);
   let app;
   try {
@@ -108,6 +136,46 @@ export function buildProgram(): Command {
       "delete events older than N days, 0 = never (env PROSPERO_RETENTION_DAYS)",
     )
     .option("--demo", "run a demo fleet on the built-in caliband simulator (env PROSPERO_DEMO)")
+    .option(
+      "--insecure-no-auth",
+      "serve WITHOUT authentication (loopback binds only; warns at every start; env PROSPERO_INSECURE_NO_AUTH)",
+    )
+    .option(
+      "--cors-origin <origin>",
+      "allow this exact origin to call the API cross-origin with a bearer token; repeatable (env PROSPERO_CORS_ORIGINS, comma-separated)",
+      collect,
+    )
+    .option(
+      "--public-host <name>",
+      "a host name the gateway answers to besides localhost and IP addresses; repeatable (env PROSPERO_PUBLIC_HOSTS)",
+      collect,
+    )
+    .option("--tls-cert <file>", "PEM certificate chain: serve HTTPS and WSS (env PROSPERO_TLS_CERT)")
+    .option("--tls-key <file>", "PEM private key of --tls-cert (env PROSPERO_TLS_KEY)")
+    .option(
+      "--trust-proxy <address>",
+      "IP of a reverse proxy in front of the gateway: only it may connect, its X-Forwarded-For/-Proto are believed; repeatable (env PROSPERO_TRUST_PROXY)",
+      collect,
+    )
+    .option(
+      "--allow-env <pattern>",
+      "let workspace configs set (and apiKeyFromEnv name) variables matching this name or *-pattern; repeatable (env PROSPERO_ALLOW_ENV)",
+      collect,
+    )
+    .option(
+      "--allow-root <dir>",
+      "workspace roots must be inside this directory; repeatable (env PROSPERO_ALLOW_ROOTS, ':'-separated)",
+      collect,
+    )
+    .option(
+      "--max-connections <n>",
+      "most WebSocket connections at once (env PROSPERO_MAX_CONNECTIONS; default 256)",
+    )
+    .addHelpText(
+      "after",
+      "\nAuthentication: the admin token is created at first start in <data dir>/admin-token (mode 0600),\n" +
+        "or taken from PROSPERO_ADMIN_TOKEN; the log prints a dashboard URL carrying it. See docs/security.md.",
+    )
     .action(serve);
   registerWorkspaceCommands(program);
   registerAgentCommands(program);
@@ -115,6 +183,8 @@ export function buildProgram(): Command {
   registerLifecycleCommands(program);
   registerUsageCommand(program);
   registerStatusCommand(program);
+  registerTokenCommands(program);
+  registerAuditCommand(program);
   program.addHelpText("after", EXIT_CODES_HELP);
   return program;
 }

@@ -5,6 +5,7 @@
  */
 import ora from "ora";
 import pc from "picocolors";
+import { safeJson, safeText, singleLine } from "./sanitize.js";
 
 /** Color functions (identity when colors are off). */
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -22,13 +23,19 @@ export interface Output {
   line(text?: string): void;
   /** Write `text` plus a newline to stderr. */
   note(text: string): void;
-  /** Print `value` as JSON (two-space indent) on stdout. */
+  /**
+   * Print `value` as JSON (two-space indent) on stdout, with the characters a terminal acts on
+   * that JSON.stringify leaves raw (C1, bidi controls) escaped (sanitize.ts `safeJson`).
+   */
   json(value: unknown): void;
   /** Colors for stdout. */
   c: Colors;
   /** Colors for stderr. */
   ce: Colors;
-  /** Run `fn` with a spinner showing `text` on stderr (TTY only); the spinner is cleared after. */
+  /**
+   * Run `fn` with a spinner showing `text` on stderr (TTY only); the spinner is cleared after. The
+   * spinner's texts pass through `safeText` (they may quote arguments or a gateway's error).
+   */
   spin<T>(text: string, fn: (spinner: SpinnerHandle) => Promise<T>): Promise<T>;
 }
 
@@ -50,7 +57,7 @@ export function processOutput(): Output {
     out: (text) => void stdout.write(text),
     line: (text = "") => void stdout.write(`${text}\n`),
     note: (text) => void stderr.write(`${text}\n`),
-    json: (value) => void stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    json: (value) => void stdout.write(`${safeJson(value, 2)}\n`),
     c: colorsFor(stdout),
     ce: colorsFor(stderr),
     async spin(text, fn) {
@@ -58,13 +65,13 @@ export function processOutput(): Output {
       if (stderr.isTTY !== true || !(stderr.columns > 0)) {
         return fn({ text: () => {}, pause: () => {}, resume: () => {} });
       }
-      const spinner = ora({ text, stream: stderr, discardStdin: false });
+      const spinner = ora({ text: safeText(text), stream: stderr, discardStdin: false });
       let paused = false;
       spinner.start();
       try {
         return await fn({
           text: (t) => {
-            spinner.text = t;
+            spinner.text = safeText(t);
           },
           pause: () => {
             if (!paused) spinner.stop();
@@ -90,10 +97,12 @@ export function visibleLength(s: string): number {
 
 /**
  * Render rows as left-aligned columns separated by two spaces (the last column is not padded).
- * `head` is the header row (already colored as wanted).
+ * `head` is the header row (already colored as wanted). Each cell is kept on one line (line breaks
+ * shown as `␤`, see sanitize.ts `singleLine`), so a value cannot forge a row; cells holding data
+ * from the gateway must have passed through `safeText`/`safeData` before being colored.
  */
 export function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  const all = [head, ...rows];
+  const all = [head, ...rows].map((r) => r.map(singleLine));
   const widths = head.map((_, i) => Math.max(...all.map((r) => visibleLength(r[i] ?? ""))));
   return all
     .map((r) =>

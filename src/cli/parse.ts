@@ -3,7 +3,7 @@
  * InvalidArgumentError, which the CLI reports as a usage error (exit 2).
  */
 import { InvalidArgumentError } from "commander";
-import type { AgentStatus, Provider, UsageGroupBy } from "../sdk/index.js";
+import type { AgentStatus, Provider, Role, UsageGroupBy } from "../sdk/index.js";
 
 /** Every AgentStatus value (kept equal to the schema's enum by the `satisfies` checks below). */
 export const AGENT_STATUSES = [
@@ -20,6 +20,9 @@ export const AGENT_STATUSES = [
 /** Every Provider value. */
 export const PROVIDERS = ["ANTHROPIC", "OPENAI", "OLLAMA", "GOOGLE"] as const satisfies readonly Provider[];
 
+/** Every Role value. */
+export const ROLES = ["VIEWER", "OPERATOR", "ADMIN"] as const satisfies readonly Role[];
+
 /** Every UsageGroupBy value. */
 export const GROUP_BY = ["WORKSPACE", "MODEL", "DAY"] as const satisfies readonly UsageGroupBy[];
 
@@ -28,7 +31,8 @@ type Missing<U, L extends readonly unknown[]> = Exclude<U, L[number]>;
 const _statusesComplete: Missing<AgentStatus, typeof AGENT_STATUSES> extends never ? true : never = true;
 const _providersComplete: Missing<Provider, typeof PROVIDERS> extends never ? true : never = true;
 const _groupByComplete: Missing<UsageGroupBy, typeof GROUP_BY> extends never ? true : never = true;
-void [_statusesComplete, _providersComplete, _groupByComplete];
+const _rolesComplete: Missing<Role, typeof ROLES> extends never ? true : never = true;
+void [_statusesComplete, _providersComplete, _groupByComplete, _rolesComplete];
 
 function oneOf<T extends string>(what: string, allowed: readonly T[], raw: string): T {
   const v = raw.trim().toUpperCase();
@@ -44,6 +48,39 @@ function oneOf<T extends string>(what: string, allowed: readonly T[], raw: strin
 /** `anthropic` (any case) → `ANTHROPIC`. */
 export function parseProvider(raw: string): Provider {
   return oneOf("provider", PROVIDERS, raw);
+}
+
+/** `operator` (any case) → `OPERATOR`. */
+export function parseRole(raw: string): Role {
+  return oneOf("role", ROLES, raw);
+}
+
+/** Repeatable, comma-separated workspace names: `--workspace a,b --workspace c`. */
+export function collectWorkspaces(raw: string, prev: string[] = []): string[] {
+  const names = splitList(raw);
+  if (names.length === 0) throw new InvalidArgumentError("expected a workspace name");
+  return [...new Set([...prev, ...names])];
+}
+
+/**
+ * An expiry for `--expires`: a duration from now (`90m`, `12h`, `30d`, `2w`) or an ISO 8601 date or
+ * date-time in the future. Returns RFC 3339 in UTC.
+ */
+export function parseExpiry(raw: string, now: () => number = Date.now): string {
+  const rel = RELATIVE.exec(raw.trim());
+  if (rel) {
+    const ms = Number(rel[1]) * (UNIT_MS[rel[2] ?? "d"] ?? 0);
+    if (ms <= 0) throw new InvalidArgumentError("the expiry must be in the future");
+    return new Date(now() + ms).toISOString();
+  }
+  const t = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw.trim()) || Number.isNaN(t)) {
+    throw new InvalidArgumentError(
+      `expected a duration (90m, 12h, 30d, 2w) or an ISO date/time (2027-01-01), got ${JSON.stringify(raw)}`,
+    );
+  }
+  if (t <= now()) throw new InvalidArgumentError(`the expiry ${raw} is not in the future`);
+  return new Date(t).toISOString();
 }
 
 /** Comma-separated statuses, accumulated over repeated flags: `running,idle` → `["RUNNING","IDLE"]`. */

@@ -1,11 +1,14 @@
 /**
  * Human-readable rendering of an agent's event stream for `prospero follow`: consecutive text of
  * one content block merged into one paragraph, tool calls with their input and result, turn
- * usage, and the final outcome with its cost. Pure: it writes strings to a sink.
+ * usage, and the final outcome with its cost. Pure: it writes strings to a sink. Every string of
+ * an event (agent text, tool input and result, prompt, names, reasons) passes through sanitize.ts
+ * `safeText` before it is colored, so what an agent or user wrote cannot act on the terminal.
  */
 import type { AgentEvent, GapEvent } from "../sdk/index.js";
 import { clock, duration, int, truncate, usd } from "./format.js";
 import type { Colors } from "./output.js";
+import { safeData } from "./sanitize.js";
 
 /** Limits of the human timeline. */
 export interface TimelineLimits {
@@ -54,8 +57,9 @@ export class TimelineRenderer {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
-  /** Render one event. */
-  event(e: AgentEvent): void {
+  /** Render one event (its strings made terminal-safe first). */
+  event(event: AgentEvent): void {
+    const e = safeData(event);
     if (e.__typename === "OutputEvent") {
       this.text(e);
       return;
@@ -136,7 +140,8 @@ export class TimelineRenderer {
   }
 
   /** Note that this follower fell behind and the missed events follow. */
-  gap(g: GapEvent): void {
+  gap(gap: GapEvent): void {
+    const g = safeData(gap);
     this.closeBlock();
     this.line(
       this.c.dim(clock(g.ts)),

@@ -1,15 +1,20 @@
 /**
  * One reachable caliband per workspace: discovery and autostart through `ensureDaemon`
  * (protocol §5.2) with the workspace's provider environment (§5.3), cached per workspace; a failed
- * call drops the cache so the next poll rediscovers (and may autostart again). Restart-for-config
- * = `shutdown`, wait until the control socket stops answering, rediscover with the new env.
+ * call drops the cache so the next poll rediscovers. A failed AUTOSTART (the daemon exited, stayed
+ * silent — `ensureDaemon` then killed its process group — or could not be executed) is retried
+ * with exponential backoff, not on every poll (issue 11 item 9): meanwhile calls fail at once with
+ * `AutostartBackoff`. Restart-for-config = `shutdown`, wait until the control socket stops
+ * answering, rediscover with the new env.
  */
 import fs from "node:fs";
 import { ensureDaemon, type DaemonHandle } from "../caliband/discovery.js";
 import type { CalibandClient } from "../caliband/client.js";
+import { AutostartBackoff, CalibandNotInstalled, DaemonStartFailed } from "../caliband/errors.js";
+import { controlSocketPath } from "../caliband/paths.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
-import { daemonEnvOverlay } from "./provider.js";
+import { daemonEnvOverlay, type EnvPolicy } from "./provider.js";
 import type { Workspace } from "./registry.js";
 
 /** Settings of the pool (from the gateway config). */
@@ -22,16 +27,41 @@ export interface DaemonPoolOptions {
   autostart: boolean;
   /** Base environment (runtime-dir derivation and the daemon's env); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Env policy the overlay is checked against (the Fleet passes its own); default built-in only. */
+  envPolicy?: EnvPolicy;
   /** Autostart readiness deadline, ms (default 10000). */
   startupTimeoutMs?: number;
+  /** SIGTERM → SIGKILL grace for a failed autostart's process group, ms (default 1000). */
+  startupKillGraceMs?: number;
+  /**
+   * Backoff between autostart attempts for one workspace after failures, ms: `initialMs` after
+   * the first failure, doubled per further failure up to `maxMs`; reset by a success (or an
+   * explicit {@link DaemonPool.restart}). Defaults {@link DEFAULT_AUTOSTART_BACKOFF}.
+   */
+  autostartBackoff?: { initialMs?: number; maxMs?: number };
   /** Per-request deadlines override for the clients, ms. */
   deadlines?: { list?: number; status?: number; spawn?: number };
   logger?: Logger;
 }
 
+/** Default autostart backoff: 1 s after the first failure, doubling up to 60 s. */
+export const DEFAULT_AUTOSTART_BACKOFF = { initialMs: 1_000, maxMs: 60_000 } as const;
+
+/** Consecutive autostart failures of one workspace (keyed by name; `root` guards a re-registration). */
+interface Backoff {
+  root: string;
+  failures: number;
+  delayMs: number;
+  nextAttemptAt: number;
+  /** Where the daemon was expected: its control socket path. */
+  endpoint: string;
+  lastError: Error;
+}
+
 /** Cached daemon handles, one per workspace name. */
 export class DaemonPool {
   private readonly handles = new Map<string, Promise<DaemonHandle>>();
+  private readonly backoffs = new Map<string, Backoff>();
   private readonly log: Logger;
 
   constructor(private readonly opts: DaemonPoolOptions) {
@@ -40,17 +70,35 @@ export class DaemonPool {
 
   /**
    * A client for the workspace's caliband, discovering or autostarting it when needed.
-   * @throws Unreachable / CalibandNotInstalled / DaemonStartFailed / ProviderMisconfigured (the
-   *   key variable named by apiKeyFromEnv is unset, so the daemon cannot be given its env).
+   * @throws AutostartBackoff (an Unreachable, at once, no probe) while a failed autostart waits
+   *   for its next attempt; UntrustedSocket / Unreachable / CalibandNotInstalled /
+   *   DaemonStartFailed / ProviderMisconfigured (the key variable named by apiKeyFromEnv is unset,
+   *   so the daemon cannot be given its env).
    */
   async client(ws: Workspace): Promise<CalibandClient> {
     return (await this.handle(ws)).client;
   }
 
-  /** Like {@link client} but returns the whole handle (socket path, whether we started it). */
+  /**
+   * Like {@link client} but returns the whole handle (socket path, whether we started it).
+   * @throws as {@link client} (a backoff as a rejected promise).
+   */
   handle(ws: Workspace): Promise<DaemonHandle> {
     let p = this.handles.get(ws.name);
     if (!p) {
+      const backoff = this.backoffs.get(ws.name);
+      if (backoff && backoff.root !== ws.root) this.backoffs.delete(ws.name);
+      else if (backoff && Date.now() < backoff.nextAttemptAt) {
+        return Promise.reject(
+          new AutostartBackoff(
+            backoff.endpoint,
+            backoff.failures,
+            new Date(backoff.nextAttemptAt),
+            backoff.delayMs,
+            backoff.lastError,
+          ),
+        );
+      }
       p = ensureDaemon({
         root: ws.root,
         env: this.opts.env ?? process.env,
@@ -58,20 +106,53 @@ export class DaemonPool {
         autostart: this.opts.autostart,
         dataDir: this.opts.dataDir,
         startupTimeoutMs: this.opts.startupTimeoutMs,
-        envOverlay: daemonEnvOverlay(ws.config, this.opts.env ?? process.env),
+        killGraceMs: this.opts.startupKillGraceMs,
+        envOverlay: daemonEnvOverlay(ws.config, this.opts.env ?? process.env, this.opts.envPolicy),
         clientOptions: { deadlines: this.opts.deadlines },
         logger: this.opts.logger ?? silentLogger,
       });
+      const attempt = p;
       p.then(
         (h) => {
+          this.backoffs.delete(ws.name);
           if (h.started)
             this.log.info({ workspace: ws.name, pid: h.pid, log: h.logPath }, "autostarted caliband");
         },
-        () => this.handles.delete(ws.name),
+        (err: unknown) => {
+          if (this.handles.get(ws.name) === attempt) this.handles.delete(ws.name);
+          if (err instanceof DaemonStartFailed || err instanceof CalibandNotInstalled) {
+            this.recordAutostartFailure(ws, err);
+          }
+        },
       );
       this.handles.set(ws.name, p);
     }
     return p;
+  }
+
+  /** Count a failed autostart and schedule the next attempt (doubling delay, capped). */
+  private recordAutostartFailure(ws: Workspace, err: DaemonStartFailed | CalibandNotInstalled): void {
+    const initial = this.opts.autostartBackoff?.initialMs ?? DEFAULT_AUTOSTART_BACKOFF.initialMs;
+    const max = this.opts.autostartBackoff?.maxMs ?? DEFAULT_AUTOSTART_BACKOFF.maxMs;
+    const prev = this.backoffs.get(ws.name);
+    const failures = (prev?.root === ws.root ? prev.failures : 0) + 1;
+    const delayMs = Math.min(max, initial * 2 ** Math.min(failures - 1, 30));
+    const next: Backoff = {
+      root: ws.root,
+      failures,
+      delayMs,
+      nextAttemptAt: Date.now() + delayMs,
+      endpoint:
+        err instanceof DaemonStartFailed
+          ? err.endpoint
+          : controlSocketPath(ws.root, this.opts.env ?? process.env),
+      lastError: err,
+    };
+    this.backoffs.set(ws.name, next);
+    this.log.warn(
+      { workspace: ws.name, failures, retryInMs: delayMs, err },
+      "autostarting caliband failed; backing off",
+    );
   }
 
   /**
@@ -97,7 +178,10 @@ export class DaemonPool {
     );
   }
 
-  /** Forget the cached daemon of a workspace (after a failed call). */
+  /**
+   * Forget the cached daemon of a workspace (after a failed call). An autostart backoff stays:
+   * the poller invalidates after every failure, and that must not restart the daemon at once.
+   */
   invalidate(name: string): void {
     this.handles.delete(name);
   }
@@ -105,12 +189,13 @@ export class DaemonPool {
   /**
    * Stop the workspace's daemon and start it again with the workspace's current env. Workers
    * survive a daemon shutdown; after the restart caliband lists running agents as `crashed`
-   * (§5.7).
+   * (§5.7). An explicit restart clears an autostart backoff (it is one attempt, not a poll loop).
    * @throws Unreachable when the old daemon does not go away within the startup timeout, or the
    *   errors of {@link client} for the new one.
    */
   async restart(ws: Workspace): Promise<DaemonHandle> {
     const timeout = this.opts.startupTimeoutMs ?? 10_000;
+    this.backoffs.delete(ws.name);
     try {
       const old = await this.handle(ws);
       await old.client.shutdown();

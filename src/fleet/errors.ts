@@ -8,11 +8,11 @@ import { ProsperoError } from "../errors.js";
 
 export { Unreachable } from "../caliband/errors.js";
 
-/** A workspace or agent that does not exist (anywhere in the fleet or its history). */
+/** A workspace, agent or API token that does not exist (anywhere in the fleet or its history). */
 export class NotFound extends ProsperoError {
   readonly code = "NOT_FOUND";
   constructor(
-    readonly entity: "workspace" | "agent",
+    readonly entity: "workspace" | "agent" | "token",
     readonly id: string,
   ) {
     super(`${entity} not found: ${id}`);

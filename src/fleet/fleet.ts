@@ -16,14 +16,16 @@ import { newFleetMetrics, type FleetMetrics } from "./metrics.js";
 import { Poller, WorkspaceLocks } from "./poller.js";
 import { DEFAULT_PRICES, type PriceTable } from "./pricing.js";
 import {
+  EnvPolicy,
+  daemonEnvOverlay,
   needsDaemonRestart,
-  validateProviderConfig,
   type ProviderConfig,
-  type ProviderConfigInput,
+  type ProviderConfigChange,
 } from "./provider.js";
 import { Recorder } from "./recorder.js";
 import { InFlight } from "./inflight.js";
 import { WorkspaceRegistry, type Workspace } from "./registry.js";
+import { parseAllowRoots } from "./roots.js";
 import { FleetState } from "./state.js";
 
 /** Settings of the fleet. */
@@ -42,6 +44,19 @@ export interface FleetOptions extends DaemonPoolOptions {
   forceSocketIngest?: boolean;
   /** Pause between reads of a quiet stdout.ndjson, ms. */
   tailIntervalMs?: number;
+  /**
+   * Operator additions to the env allowlist (`--allow-env <pattern>`, repeatable; `*` wildcards):
+   * names a workspace's `env` may set and `apiKeyFromEnv` may name beyond the built-in list
+   * (provider.ts `DEFAULT_ENV_ALLOW`, `*_API_KEY`). Never allows the socket-moving names or, for
+   * `apiKeyFromEnv`, `PROSPERO_*`. A malformed pattern throws ConfigError from the constructor.
+   */
+  allowEnv?: readonly string[];
+  /**
+   * Operator root prefixes (`--allow-root <prefix>`, repeatable, absolute): when non-empty, a new
+   * workspace's canonical root must equal or lie under one of them (by path segments). A
+   * malformed prefix throws ConfigError from the constructor.
+   */
+  allowRoots?: readonly string[];
 }
 
 /** Outcome of a configuration change. */
@@ -68,10 +83,15 @@ export class Fleet {
   private readonly locks = new WorkspaceLocks();
   private readonly log: Logger;
 
+  /** @throws ConfigError for a malformed `allowEnv` pattern or `allowRoots` prefix. */
   constructor(private readonly opts: FleetOptions) {
     this.log = opts.logger.child({ module: "fleet" });
-    this.registry = new WorkspaceRegistry(opts.db, opts.writer);
-    this.daemons = new DaemonPool({ ...opts, logger: opts.logger });
+    const envPolicy = new EnvPolicy(opts.allowEnv ?? []);
+    this.registry = new WorkspaceRegistry(opts.db, opts.writer, {
+      envPolicy,
+      allowRoots: parseAllowRoots(opts.allowRoots ?? []),
+    });
+    this.daemons = new DaemonPool({ ...opts, envPolicy, logger: opts.logger });
     this.recorder = new Recorder(opts.store, this.state, this.log);
     this.ingest = new IngestManager({
       db: opts.db,
@@ -110,6 +130,11 @@ export class Fleet {
     });
   }
 
+  /** The gateway environment daemons are started from (API keys are read from it by name). */
+  get env(): NodeJS.ProcessEnv {
+    return this.opts.env ?? process.env;
+  }
+
   /** Load durable state and start polling. */
   async start(): Promise<void> {
     await this.registry.load();
@@ -127,13 +152,14 @@ export class Fleet {
   }
 
   /**
-   * Register a workspace and poll it at once.
+   * Register a workspace and poll it at once (see {@link WorkspaceRegistry.add} for the root and
+   * config rules; an env entry without a value has nothing to keep and is refused).
    * @throws ValidationFailed, Conflict, ProviderMisconfigured.
    */
   async addWorkspace(input: {
     name: string;
     root: string;
-    config?: ProviderConfigInput;
+    config?: ProviderConfigChange;
   }): Promise<{ workspace: Workspace; created: boolean }> {
     const res = await this.registry.add(input);
     this.state.ensureWorkspace(res.workspace.name);
@@ -166,15 +192,18 @@ export class Fleet {
    * need a daemon restart: applied at once when no agent is live; otherwise recorded as pending
    * and applied when the last live agent ends — unless `force`, which restarts now and reports the
    * agents it orphans (a restart turns running agents into `crashed`, protocol §5.7).
-   * @throws NotFound, ValidationFailed, ProviderMisconfigured, Unreachable (restart failed).
+   * An env entry without a value keeps the value stored for its name (pending config first, then
+   * the applied one); the result must pass the env policy.
+   * @throws NotFound, ValidationFailed (incl. a kept value with none stored), ProviderMisconfigured,
+   *   Unreachable (restart failed).
    */
   async updateWorkspaceConfig(
     name: string,
-    input: ProviderConfigInput,
+    input: ProviderConfigChange,
     force = false,
   ): Promise<ConfigChangeResult> {
     const ws = this.registry.get(name);
-    const config = validateProviderConfig(input);
+    const config = this.registry.validateConfig(input, ws);
     if (!needsDaemonRestart(ws.config, config)) {
       const updated = await this.registry.setConfig(name, config, null);
       return { workspace: updated, applied: true, pendingOn: [], orphaned: [] };
@@ -190,14 +219,21 @@ export class Fleet {
 
   /**
    * Restart the daemon with `config` and only then store it: a failed restart changes nothing
-   * (the daemon is brought back with the old config when possible) and rethrows.
+   * (the daemon is brought back with the old config when possible) and rethrows. The new env is
+   * built first, so a config the env policy refuses (a stored pending one from before the policy)
+   * or whose key variable is unset never shuts the running daemon down.
+   * @throws ProviderMisconfigured before any side effect, or the restart's errors.
    */
   private async applyConfig(ws: Workspace, config: ProviderConfig): Promise<Workspace> {
+    daemonEnvOverlay(config, this.opts.env ?? process.env, this.registry.envPolicy);
     try {
       await this.daemons.restart({ ...ws, config });
     } catch (err) {
       this.daemons.invalidate(ws.name);
-      await this.daemons.handle(ws).catch(() => undefined);
+      // handle() throws synchronously when the old config's env is refused: keep `err`.
+      await Promise.resolve()
+        .then(() => this.daemons.handle(ws))
+        .catch(() => undefined);
       throw err;
     }
     const updated = await this.registry.setConfig(ws.name, config, null);

@@ -124,7 +124,8 @@ export class Lifecycle {
       const a = prior ? this.deps.state.agent(prior.id) : undefined;
       if (a) return { agent: a, created: false };
     }
-    daemonEnvOverlay(ws.config, this.deps.env ?? process.env); // ProviderMisconfigured before any side effect
+    // ProviderMisconfigured before any side effect
+    daemonEnvOverlay(ws.config, this.deps.env ?? process.env, this.deps.registry.envPolicy);
     const specInput: SpawnSpecInput = {
       initial_prompt: opts.prompt,
       label: opts.label ?? null,

@@ -3,17 +3,25 @@
  * in-memory copy for the poll loop. Roots are canonicalized once (realpath) and that exact string
  * is used for the socket hash and `--workspace-root` (protocol §1.1, reference #45). Two names for
  * one canonical root, or one name for two roots, is a Conflict and nothing is written (#47).
+ * Roots must pass the root policy (`roots.ts`: the gateway user's own, non-system directory) and
+ * configs the env policy (`provider.ts`), both checked on input only: stored rows from before the
+ * policies still load, and the env policy is enforced again when a daemon's environment is built.
  */
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
-import { canonicalizeRoot } from "../caliband/paths.js";
 import type { StoreWriter } from "../store/writer.js";
 import { Conflict, NotFound, ValidationFailed } from "./errors.js";
 import {
+  DEFAULT_ENV_POLICY,
   EMPTY_PROVIDER_CONFIG,
+  parseStoredProviderConfig,
+  resolveConfigChange,
   validateProviderConfig,
+  type EnvPolicy,
   type ProviderConfig,
+  type ProviderConfigChange,
   type ProviderConfigInput,
 } from "./provider.js";
+import { checkWorkspaceRoot } from "./roots.js";
 import { discoverSources, type Source } from "./sources.js";
 
 /** A registered workspace. */
@@ -30,9 +38,10 @@ export interface Workspace {
 /** Workspace names: 1–64 chars of letters, digits, `.`, `_`, `-`, starting alphanumeric. */
 export const WORKSPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** A stored row as a Workspace. Configs are parsed without the env policy (legacy rows must load). */
 function fromRow(r: Prisma.WorkspaceModel): Workspace {
   const cfg = (json: Prisma.JsonValue | null, row: Partial<ProviderConfig>): ProviderConfig =>
-    validateProviderConfig({ ...row, env: (json ?? {}) as Record<string, string> });
+    parseStoredProviderConfig({ ...row, env: (json ?? {}) as Record<string, string> });
   return {
     name: r.name,
     root: r.root,
@@ -42,7 +51,7 @@ function fromRow(r: Prisma.WorkspaceModel): Workspace {
       apiKeyFromEnv: r.apiKeyFromEnv,
       model: r.model,
     }),
-    pendingConfig: r.pendingConfig ? validateProviderConfig(r.pendingConfig as ProviderConfigInput) : null,
+    pendingConfig: r.pendingConfig ? parseStoredProviderConfig(r.pendingConfig as ProviderConfigInput) : null,
     createdAt: r.createdAt,
   };
 }
@@ -57,14 +66,29 @@ function configColumns(c: ProviderConfig) {
   };
 }
 
+/** The gateway's policies for what {@link WorkspaceRegistry.add} accepts. */
+export interface RegistryPolicies {
+  /** What configs may put into a process's environment (default: the built-in allowlist only). */
+  envPolicy?: EnvPolicy;
+  /** Operator root prefixes (`--allow-root`, validated by `parseAllowRoots`); empty = any allowed root. */
+  allowRoots?: readonly string[];
+}
+
 /** Registered workspaces, durable and in memory. */
 export class WorkspaceRegistry {
   private readonly byName = new Map<string, Workspace>();
+  /** The env policy every config is checked against (on input and when a daemon's env is built). */
+  readonly envPolicy: EnvPolicy;
+  private readonly allowRoots: readonly string[];
 
   constructor(
     private readonly db: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {}
+    policies: RegistryPolicies = {},
+  ) {
+    this.envPolicy = policies.envPolicy ?? DEFAULT_ENV_POLICY;
+    this.allowRoots = policies.allowRoots ?? [];
+  }
 
   /** Load every stored workspace (call once at start). */
   async load(): Promise<void> {
@@ -93,34 +117,46 @@ export class WorkspaceRegistry {
     return w;
   }
 
-  /** Checkouts of a workspace (discovered now, as caliband does at every spawn, §2.6). */
-  sources(name: string): Source[] {
+  /**
+   * Checkouts of a workspace (discovered now, as caliband does at every spawn, §2.6; capped, see
+   * `SOURCE_LIMITS`).
+   * @throws NotFound
+   */
+  async sources(name: string): Promise<Source[]> {
     return discoverSources(this.get(name).root);
+  }
+
+  /**
+   * Validate a client's config for `current` (null when adding): values kept by name are taken
+   * from the current pending config, then the applied one; then shape, coherence and env policy.
+   * @throws ValidationFailed (incl. a kept value with none stored), ProviderMisconfigured.
+   */
+  validateConfig(input: ProviderConfigChange, current: Workspace | null): ProviderConfig {
+    const full = resolveConfigChange(input, current ? [current.pendingConfig?.env, current.config.env] : []);
+    return validateProviderConfig(full, this.envPolicy);
   }
 
   /**
    * Register a workspace. Re-adding the same name with the same canonical root is idempotent and
    * leaves its stored config alone (unlike reference #111, which overwrote it); use setConfig.
+   * The root must pass `checkWorkspaceRoot` (with the operator's `allowRoots`), the config
+   * {@link validateConfig} (nothing to keep: an env entry without a value is refused).
    * @returns the workspace and whether it was created.
-   * @throws ValidationFailed (bad name, missing root), Conflict (#47), ProviderMisconfigured.
+   * @throws ValidationFailed (bad name, refused root, env entry without value), Conflict (#47),
+   *   ProviderMisconfigured (incoherent config, a variable the env policy refuses).
    */
   async add(input: {
     name: string;
     root: string;
-    config?: ProviderConfigInput;
+    config?: ProviderConfigChange;
   }): Promise<{ workspace: Workspace; created: boolean }> {
     if (!WORKSPACE_NAME.test(input.name)) {
       throw new ValidationFailed([
         { path: ["name"], message: "1–64 letters, digits, '.', '_' or '-', starting with a letter or digit" },
       ]);
     }
-    let root: string;
-    try {
-      root = await canonicalizeRoot(input.root);
-    } catch (err) {
-      throw new ValidationFailed([{ path: ["root"], message: (err as Error).message }]);
-    }
-    const config = input.config ? validateProviderConfig(input.config) : EMPTY_PROVIDER_CONFIG;
+    const root = await checkWorkspaceRoot(input.root, { allowRoots: this.allowRoots });
+    const config = input.config ? this.validateConfig(input.config, null) : EMPTY_PROVIDER_CONFIG;
     const existing = this.byName.get(input.name);
     if (existing) {
       if (existing.root === root) return { workspace: existing, created: false };

@@ -29,12 +29,14 @@ builder.queryType({ description: "Read the fleet and the gateway's state." });
 
 builder.queryFields((t) => ({
   version: t.string({
-    description: "Version of the Prospero gateway serving this API.",
+    description: "Version of the Prospero gateway serving this API. Viewer role.",
+    authScopes: { role: "viewer" },
     resolve: () => VERSION,
   }),
   readiness: t.field({
     type: ReadinessRef,
-    description: "Readiness of the gateway (same data as GET /readyz).",
+    description: "Readiness of the gateway (same data as GET /readyz). Viewer role.",
+    authScopes: { role: "viewer" },
     resolve: (_root, _args, ctx) => ctx.readiness(),
   }),
 }));

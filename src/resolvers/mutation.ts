@@ -1,14 +1,17 @@
 /**
  * Root mutation fields. Inputs are validated with zod (validation plugin); every domain failure is
  * a typed result (errors plugin): NotFoundError, InvalidStateError, ConflictError,
- * ProviderMisconfiguredError, UnreachableError, ValidationError, DaemonRefusedError. Each
- * delegates to the fleet's lifecycle service and changes nothing when it fails.
+ * ProviderMisconfiguredError, UnreachableError, ValidationError, DaemonRefusedError,
+ * UnauthenticatedError, ForbiddenError. Each declares who may call it (`authScopes`: admin for
+ * workspaces and their configuration, operator for agents, always within the token's workspace
+ * scope), is audited (src/schema/audit-plugin.ts), delegates to the fleet's lifecycle service and
+ * changes nothing when it fails.
  */
 import { z } from "zod";
 import { builder } from "../schema/builder.js";
 import { ProviderEnum } from "../schema/enums.js";
-import { MUTATION_ERRORS, domain } from "../schema/errors.js";
-import type { ProviderConfigInput } from "../fleet/provider.js";
+import { domain, mutationErrors as errors } from "../schema/errors.js";
+import type { ProviderConfigChange } from "../fleet/provider.js";
 import type { Provider } from "../fleet/provider.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -25,7 +28,12 @@ const EnvVarInput = builder.inputType("EnvVarInput", {
       description: "Variable name.",
       validate: z.string().regex(ENV_NAME, "must be an environment variable name"),
     }),
-    value: t.string({ required: true, description: "Value." }),
+    value: t.string({
+      required: false,
+      description:
+        "Value. Write-only: queries never return it. Omit it to keep the value currently stored for this name (updateWorkspaceConfig).",
+      extensions: { sensitive: true },
+    }),
   }),
 });
 
@@ -56,17 +64,18 @@ type ConfigArg = {
   provider?: Provider | null;
   baseUrl?: string | null;
   apiKeyFromEnv?: string | null;
-  env?: readonly { name: string; value: string }[] | null;
+  env?: readonly { name: string; value?: string | null }[] | null;
   model?: string | null;
 };
 
-function toConfig(c: ConfigArg | null | undefined): ProviderConfigInput {
+/** The GraphQL config input as the fleet's change (an env entry without a value keeps the stored one). */
+function toConfig(c: ConfigArg | null | undefined): ProviderConfigChange {
   if (!c) return {};
   return {
     provider: c.provider ?? null,
     baseUrl: c.baseUrl ?? null,
     apiKeyFromEnv: c.apiKeyFromEnv ?? null,
-    env: Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value])),
+    env: (c.env ?? []).map((e) => ({ name: e.name, value: e.value ?? null })),
     model: c.model ?? null,
   };
 }
@@ -189,12 +198,6 @@ const RemoveAgentPayload = builder.objectRef<AgentPayload>("RemoveAgentPayload")
   fields: (t) => ({ agent: AgentField(t) }),
 });
 
-const errors = (name: string) => ({
-  types: [...MUTATION_ERRORS],
-  directResult: true as const,
-  union: { name: `${name}Result`, description: `Result of ${name}: the payload or a typed error.` },
-});
-
 const SpawnAgentInput = builder.inputType("SpawnAgentInput", {
   description: "What to spawn (every SpawnSpec field, protocol §2.2).",
   fields: (t) => ({
@@ -259,8 +262,9 @@ builder.mutationFields((t) => ({
   addWorkspace: t.field({
     type: AddWorkspacePayload,
     description:
-      "Register a workspace (root canonicalized once; a second name for one root is a Conflict, #47) and poll it.",
+      "Register a workspace (root canonicalized once; a second name for one root is a Conflict, #47) and poll it. Admin role (within the token's workspaces).",
     errors: errors("AddWorkspace"),
+    authScopes: (_p, args) => ({ role: "admin", workspace: args.name }),
     args: {
       name: t.arg.string({ required: true, description: "Unique name.", validate: WORKSPACE }),
       root: t.arg.string({
@@ -290,8 +294,9 @@ builder.mutationFields((t) => ({
   updateWorkspaceConfig: t.field({
     type: UpdateConfigPayload,
     description:
-      "Replace a workspace's provider configuration. Changes to the daemon's environment wait for live agents to end unless force (which reports the agents it orphans).",
+      "Replace a workspace's provider configuration. Changes to the daemon's environment wait for live agents to end unless force (which reports the agents it orphans). Admin role (within the token's workspaces).",
     errors: errors("UpdateWorkspaceConfig"),
+    authScopes: (_p, args) => ({ role: "admin", workspace: args.name }),
     args: {
       name: t.arg.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
       config: t.arg({
@@ -313,16 +318,20 @@ builder.mutationFields((t) => ({
   }),
   removeWorkspace: t.field({
     type: RemoveWorkspacePayload,
-    description: "Unregister a workspace. Its caliband and agents keep running; its history stays.",
+    description:
+      "Unregister a workspace. Its caliband and agents keep running; its history stays. Admin role (within the token's workspaces).",
     errors: errors("RemoveWorkspace"),
+    authScopes: (_p, args) => ({ role: "admin", workspace: args.name }),
     args: { name: t.arg.string({ required: true, description: "Workspace name.", validate: WORKSPACE }) },
     resolve: (_r, args, ctx) =>
       domain(async () => ({ name: (await ctx.fleet.removeWorkspace(args.name)).name })),
   }),
   restartWorkspaceDaemon: t.field({
     type: RestartPayload,
-    description: "Restart a workspace's caliband. Refused while agents are live unless force.",
+    description:
+      "Restart a workspace's caliband. Refused while agents are live unless force. Admin role (within the token's workspaces).",
     errors: errors("RestartWorkspaceDaemon"),
+    authScopes: (_p, args) => ({ role: "admin", workspace: args.name }),
     args: {
       name: t.arg.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
       force: t.arg.boolean({
@@ -338,8 +347,9 @@ builder.mutationFields((t) => ({
   }),
   spawnAgent: t.field({
     type: SpawnAgentPayload,
-    description: "Spawn an agent in a workspace.",
+    description: "Spawn an agent in a workspace. Operator role (within the token's workspaces).",
     errors: errors("SpawnAgent"),
+    authScopes: (_p, args) => ({ role: "operator", workspace: args.input.workspace }),
     args: { input: t.arg({ type: SpawnAgentInput, required: true, description: "What to spawn." }) },
     resolve: (_r, { input }, ctx) =>
       domain(async () => {
@@ -361,8 +371,10 @@ builder.mutationFields((t) => ({
   }),
   killAgent: t.field({
     type: AgentPayloadRef,
-    description: "Kill a live agent (refused on a terminal one: caliband would overwrite its outcome).",
+    description:
+      "Kill a live agent (refused on a terminal one: caliband would overwrite its outcome). Operator role (within the token's workspaces).",
     errors: errors("KillAgent"),
+    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
     args: {
       agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
     },
@@ -372,8 +384,9 @@ builder.mutationFields((t) => ({
   respawnAgent: t.field({
     type: AgentPayloadRef,
     description:
-      "Run the agent's spec again as a new run (new id, linked). A live agent needs force, which kills it first.",
+      "Run the agent's spec again as a new run (new id, linked). A live agent needs force, which kills it first. Operator role (within the token's workspaces).",
     errors: errors("RespawnAgent"),
+    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
     args: {
       agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
       force: t.arg.boolean({ required: false, description: "Kill a live agent first." }),
@@ -386,8 +399,9 @@ builder.mutationFields((t) => ({
   removeAgent: t.field({
     type: RemoveAgentPayload,
     description:
-      "Remove an agent from caliband after ingesting all its output (history stays). A live agent needs force.",
+      "Remove an agent from caliband after ingesting all its output (history stays). A live agent needs force. Operator role (within the token's workspaces).",
     errors: errors("RemoveAgent"),
+    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
     args: {
       agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
       force: t.arg.boolean({ required: false, description: "Remove even a live agent (it is stopped)." }),
@@ -401,8 +415,9 @@ builder.mutationFields((t) => ({
   drainAgent: t.field({
     type: DrainAgentPayload,
     description:
-      "Stop gracefully: EndInput if interactive, wait up to timeoutMs for the end, kill only if still running.",
+      "Stop gracefully: EndInput if interactive, wait up to timeoutMs for the end, kill only if still running. Operator role (within the token's workspaces).",
     errors: errors("DrainAgent"),
+    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
     args: {
       agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
       timeoutMs: t.arg.int({
@@ -419,8 +434,10 @@ builder.mutationFields((t) => ({
   }),
   sendAgentInput: t.field({
     type: AgentPayloadRef,
-    description: "Send a message to an interactive, non-terminal agent (consumed at its next end of turn).",
+    description:
+      "Send a message to an interactive, non-terminal agent (consumed at its next end of turn). Operator role (within the token's workspaces).",
     errors: errors("SendAgentInput"),
+    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
     args: {
       agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
       text: t.arg.string({
@@ -440,8 +457,10 @@ builder.mutationFields((t) => ({
   }),
   endAgentInput: t.field({
     type: AgentPayloadRef,
-    description: "Tell an interactive agent no more input will come; it finishes its run.",
+    description:
+      "Tell an interactive agent no more input will come; it finishes its run. Operator role (within the token's workspaces).",
     errors: errors("EndAgentInput"),
+    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
     args: {
       agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
     },

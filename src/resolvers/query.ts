@@ -1,7 +1,9 @@
 /**
  * Root query fields: the fleet, workspaces, agents (history included), events, usage, metrics.
  * Resolvers read through Prisma (the store's read side) and the fleet's served view; they hold
- * no state.
+ * no state. Every field needs the viewer role; a token limited to workspaces sees only those
+ * (lists are filtered by {@link visibleWhere}; naming another workspace or its agent is a
+ * ForbiddenError).
  */
 import os from "node:os";
 import { GraphQLError } from "graphql";
@@ -14,6 +16,14 @@ import { UsageRowRef } from "../schema/usage.js";
 import { aggregateUsage } from "../store/usage.js";
 import type { FleetEvent } from "../fleet/events.js";
 import type { FleetMetrics } from "../fleet/metrics.js";
+import { visibleWorkspaces } from "../auth/roles.js";
+import type { GraphQLContext } from "../schema/context.js";
+
+/** Prisma `where` limiting rows to the workspaces the principal may see (empty = no limit). */
+export function visibleWhere(ctx: GraphQLContext, column = "workspace"): Record<string, unknown> {
+  const only = visibleWorkspaces(ctx.auth);
+  return only === null ? {} : { [column]: { in: [...only] } };
+}
 
 interface FleetRoot {
   host: string;
@@ -25,9 +35,13 @@ const FleetRef = builder.objectRef<FleetRoot>("Fleet").implement({
     host: t.exposeString("host", { description: "Host name of the gateway." }),
     workspaces: t.prismaField({
       type: ["Workspace"],
-      description: "Registered workspaces, by name.",
+      description: "Registered workspaces the token may see, by name.",
       resolve: (query, _root, _args, ctx) =>
-        ctx.prisma.workspace.findMany({ ...query, where: { removedAt: null }, orderBy: { name: "asc" } }),
+        ctx.prisma.workspace.findMany({
+          ...query,
+          where: { removedAt: null, ...visibleWhere(ctx, "name") },
+          orderBy: { name: "asc" },
+        }),
     }),
   }),
 });
@@ -101,19 +115,26 @@ const AgentFilter = builder.inputType("AgentFilter", {
 builder.queryFields((t) => ({
   fleet: t.field({
     type: FleetRef,
-    description: "The whole fleet: host and workspaces.",
+    description: "The whole fleet: host and workspaces. Viewer role.",
+    authScopes: { role: "viewer" },
     resolve: () => ({ host: os.hostname() }),
   }),
   workspaces: t.prismaField({
     type: ["Workspace"],
-    description: "Registered workspaces, by name.",
+    description: "Registered workspaces the token may see, by name. Viewer role.",
+    authScopes: { role: "viewer" },
     resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.workspace.findMany({ ...query, where: { removedAt: null }, orderBy: { name: "asc" } }),
+      ctx.prisma.workspace.findMany({
+        ...query,
+        where: { removedAt: null, ...visibleWhere(ctx, "name") },
+        orderBy: { name: "asc" },
+      }),
   }),
   workspace: t.prismaField({
     type: "Workspace",
     nullable: true,
-    description: "One registered workspace by name, or null.",
+    description: "One registered workspace by name, or null. Viewer role, within the token's workspaces.",
+    authScopes: (_r, args) => ({ role: "viewer", workspace: args.name }),
     args: { name: t.arg.string({ required: true, description: "Workspace name." }) },
     resolve: (query, _root, args, ctx) =>
       ctx.prisma.workspace.findFirst({ ...query, where: { name: args.name, removedAt: null } }),
@@ -122,12 +143,16 @@ builder.queryFields((t) => ({
     {
       type: "Agent",
       cursor: "id",
-      description: "Runs, newest first, across the fleet — including ones caliband no longer lists.",
+      description:
+        "Runs, newest first, across the fleet — including ones caliband no longer lists. Viewer role; only the token's workspaces.",
+      authScopes: { role: "viewer" },
       args: { filter: t.arg({ type: AgentFilter, required: false, description: "Filter." }) },
       resolve: (query, _root, args, ctx) =>
         ctx.prisma.agent.findMany({
           ...query,
           where: {
+            // AND: a filter on another workspace must not widen the token's view.
+            AND: [visibleWhere(ctx)],
             ...(args.filter?.workspace ? { workspace: args.filter.workspace } : {}),
             ...(args.filter?.status ? { status: { in: [...args.filter.status] } } : {}),
             ...(args.filter?.since ? { startedAt: { gte: args.filter.since } } : {}),
@@ -142,7 +167,9 @@ builder.queryFields((t) => ({
   agent: t.prismaField({
     type: "Agent",
     nullable: true,
-    description: "One run by caliband id (also after caliband forgot it), or null.",
+    description:
+      "One run by caliband id (also after caliband forgot it), or null. Viewer role, within the token's workspaces.",
+    authScopes: (_r, args) => ({ role: "viewer", agent: args.agentId }),
     args: { agentId: t.arg.string({ required: true, description: "caliband's agent id." }) },
     resolve: (query, _root, args, ctx) =>
       ctx.prisma.agent.findUnique({ ...query, where: { id: args.agentId } }),
@@ -150,7 +177,12 @@ builder.queryFields((t) => ({
   events: t.field({
     type: EventConnectionRef,
     description:
-      "Stored events in order: one agent's stream (by seq), or everything in a workspace (by commit order). Give exactly one of agentId and workspace.",
+      "Stored events in order: one agent's stream (by seq), or everything in a workspace (by commit order). Give exactly one of agentId and workspace. Viewer role, within the token's workspaces.",
+    authScopes: (_r, args) => ({
+      role: "viewer",
+      ...(args.agentId != null ? { agent: args.agentId } : {}),
+      ...(args.workspace != null ? { workspace: args.workspace } : {}),
+    }),
     args: {
       agentId: t.arg.string({ required: false, description: "An agent's stream." }),
       workspace: t.arg.string({
@@ -203,7 +235,9 @@ builder.queryFields((t) => ({
   }),
   usage: t.field({
     type: [UsageRowRef],
-    description: "Token usage, estimated cost (USD), turns and outcomes in [since, until), grouped.",
+    description:
+      "Token usage, estimated cost (USD), turns and outcomes in [since, until), grouped; only the token's workspaces count. Viewer role.",
+    authScopes: { role: "viewer" },
     args: {
       since: t.arg({
         type: "DateTime",
@@ -231,12 +265,18 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => {
       const until = args.until ?? new Date();
       const since = args.since ?? new Date(until.getTime() - 7 * 86_400_000);
-      return aggregateUsage(ctx.prisma, { since, until, groupBy: args.groupBy ?? ["workspace"] });
+      return aggregateUsage(ctx.prisma, {
+        since,
+        until,
+        groupBy: args.groupBy ?? ["workspace"],
+        workspaces: visibleWorkspaces(ctx.auth),
+      });
     },
   }),
   metrics: t.field({
     type: MetricsRef,
-    description: "Gateway counters and gauges.",
+    description: "Gateway counters and gauges. Viewer role.",
+    authScopes: { role: "viewer" },
     resolve: async (_root, _args, ctx) => ({
       ...ctx.fleet.metrics,
       ingest_lag_bytes: await ctx.fleet.ingest.lagBytes(),

@@ -3,6 +3,10 @@
  * client's cursor, then tails the bus live with no gap and no duplicate at the seam. A subscriber
  * that falls behind gets a `Gap` and a refill from the store; its buffer is bounded. Iterators are
  * released as soon as the client goes away. Served identically over graphql-ws and SSE.
+ *
+ * Every subscription needs the viewer role and is authorized once, when it starts; a token
+ * limited to workspaces sees only their events (the fleet-wide streams are filtered). Store reads
+ * of replays go through the gateway's fair {@link GraphQLContext.replays} limiter.
  */
 import { GraphQLError } from "graphql";
 import { isTerminal } from "../caliband/wire.js";
@@ -22,6 +26,30 @@ import {
 } from "../schema/events.js";
 import { WorkspaceHealthRef } from "../schema/workspace.js";
 import type { WorkspaceHealth } from "../fleet/state.js";
+import { visibleWorkspaces } from "../auth/roles.js";
+import type { EventReader } from "../bus/replay.js";
+
+/** The store's reader for `ctx`'s replays: through the fair limiter, `where` applied to global reads. */
+function readerFor(
+  ctx: GraphQLContext,
+  where?: Parameters<GraphQLContext["store"]["readGlobal"]>[3],
+): EventReader {
+  return ctx.replays.wrap(
+    {
+      readStream: (k, a, l) => ctx.store.readStream(k, a, l),
+      readGlobal: (a, l, f) => ctx.store.readGlobal(a, l, f, where),
+    },
+    ctx.clientKey,
+  );
+}
+
+/** A predicate admitting only events of the workspaces `ctx`'s token may see (null = all). */
+function visibleEvent(ctx: GraphQLContext): ((e: FleetEvent) => boolean) | null {
+  const only = visibleWorkspaces(ctx.auth);
+  if (only === null) return null;
+  const set = new Set(only);
+  return (e) => set.has(e.workspace);
+}
 
 /** Live buffer per subscriber, events (then Gap + refill). */
 export const SUBSCRIBER_BUFFER = 1024;
@@ -228,8 +256,9 @@ async function seedOf(ctx: GraphQLContext): Promise<{ items: FleetChangeItem[]; 
   // High-water first: anything committed after it is delivered live (at worst twice, never lost).
   const last = await ctx.prisma.event.findFirst({ orderBy: { id: "desc" }, select: { id: true } });
   const high = last?.id ?? 0;
+  const only = visibleWorkspaces(ctx.auth);
   const workspaces: WorkspaceRow[] = await ctx.prisma.workspace.findMany({
-    where: { removedAt: null },
+    where: { removedAt: null, ...(only === null ? {} : { name: { in: [...only] } }) },
     orderBy: { name: "asc" },
   });
   const agents: Pick<AgentRow, "id">[] = await ctx.prisma.agent.findMany({
@@ -270,7 +299,8 @@ builder.subscriptionFields((t) => ({
   agentEvents: t.field({
     type: FleetEventRef,
     description:
-      "An agent's events after `after` (all when null), then live; a Gap when the subscriber fell behind (followed by the refill); completes after the agent's terminal status. An unknown agent is an error.",
+      "An agent's events after `after` (all when null), then live; a Gap when the subscriber fell behind (followed by the refill); completes after the agent's terminal status. An unknown agent is an error. Viewer role, within the token's workspaces.",
+    authScopes: (_r, args) => ({ role: "viewer", agent: args.agentId }),
     args: {
       agentId: t.arg.string({ required: true, description: "caliband agent id." }),
       after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
@@ -286,7 +316,7 @@ builder.subscriptionFields((t) => ({
       if (settled && after >= high) return seedThenMap<never, EventItem>([], emptyIterator(), () => SKIP);
       const tail = replayThenTail({
         bus: ctx.bus,
-        reader: ctx.store,
+        reader: readerFor(ctx),
         scope: { kind: "stream", streamKey: args.agentId },
         after,
         bufferSize: SUBSCRIBER_BUFFER,
@@ -306,7 +336,8 @@ builder.subscriptionFields((t) => ({
   workspaceEvents: t.field({
     type: FleetEventRef,
     description:
-      "Every event of a workspace (its agents' included) after `after`, then live, in commit order.",
+      "Every event of a workspace (its agents' included) after `after`, then live, in commit order. Viewer role, within the token's workspaces.",
+    authScopes: (_r, args) => ({ role: "viewer", workspace: args.name }),
     args: {
       name: t.arg.string({ required: true, description: "Workspace name." }),
       after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
@@ -317,10 +348,7 @@ builder.subscriptionFields((t) => ({
         throw new GraphQLError(`workspace not found: ${args.name}`, { extensions: { code: "NOT_FOUND" } });
       const tail = replayThenTail({
         bus: ctx.bus,
-        reader: {
-          readStream: (k, a, l) => ctx.store.readStream(k, a, l),
-          readGlobal: (a, l, f) => ctx.store.readGlobal(a, l, f, { workspace: args.name }),
-        },
+        reader: readerFor(ctx, { workspace: args.name }),
         scope: { kind: "global", filter: (e) => e.workspace === args.name },
         after: args.after ? decodeCursor(args.after).globalId : 0,
         bufferSize: SUBSCRIBER_BUFFER,
@@ -331,7 +359,13 @@ builder.subscriptionFields((t) => ({
   }),
   fleetEvents: t.field({
     type: FleetEventRef,
-    description: "Every event of the fleet matching `filter` after `after`, then live, in commit order.",
+    description:
+      "Every event of the fleet matching `filter` after `after`, then live, in commit order; only the token's workspaces. Viewer role.",
+    authScopes: (_r, args) => ({
+      role: "viewer",
+      ...(args.filter?.workspace != null ? { workspace: args.filter.workspace } : {}),
+      ...(args.filter?.agentId != null ? { agent: args.filter.agentId } : {}),
+    }),
     args: {
       filter: t.arg({ type: EventFilter, required: false, description: "Filter." }),
       after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
@@ -339,10 +373,12 @@ builder.subscriptionFields((t) => ({
     subscribe: (_root, args, ctx) => {
       const f = args.filter;
       const kinds = f?.kinds ? new Set<string>(f.kinds) : null;
+      const visible = visibleEvent(ctx);
       const match = (e: FleetEvent) =>
         (f?.workspace == null || e.workspace === f.workspace) &&
         (f?.agentId == null || e.agentId === f.agentId) &&
-        (kinds === null || kinds.has(e.kind));
+        (kinds === null || kinds.has(e.kind)) &&
+        (visible === null || visible(e));
       const where = {
         ...(f?.workspace != null ? { workspace: f.workspace } : {}),
         ...(f?.agentId != null ? { agentId: f.agentId } : {}),
@@ -350,10 +386,9 @@ builder.subscriptionFields((t) => ({
       };
       const tail = replayThenTail({
         bus: ctx.bus,
-        reader: {
-          readStream: (k, a, l) => ctx.store.readStream(k, a, l),
-          readGlobal: (a, l, p) => ctx.store.readGlobal(a, l, p, where),
-        },
+        // The store read pre-filters by `where`; `match` (run on every read and live event) also
+        // enforces the token's workspaces.
+        reader: readerFor(ctx, where),
         scope: { kind: "global", filter: match },
         after: args.after ? decodeCursor(args.after).globalId : 0,
         bufferSize: SUBSCRIBER_BUFFER,
@@ -365,17 +400,19 @@ builder.subscriptionFields((t) => ({
   fleetChanges: t.field({
     type: FleetChangeRef,
     description:
-      "A seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes; nothing published between seed and live is lost. After falling behind: FleetSeedComplete with `reseeded: true`, then the missed changes replayed from the store.",
+      "A seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes; nothing published between seed and live is lost. After falling behind: FleetSeedComplete with `reseeded: true`, then the missed changes replayed from the store. Viewer role; only the token's workspaces.",
+    authScopes: { role: "viewer" },
     subscribe: async (_root, _args, ctx) => {
       const { items, high } = await seedOf(ctx);
       // Events committed after the seed's high-water mark are replayed from the store, then live.
+      const visible = visibleEvent(ctx);
       const live = replayThenTail({
         bus: ctx.bus,
-        reader: {
-          readStream: (k, a, l) => ctx.store.readStream(k, a, l),
-          readGlobal: (a, l, p) => ctx.store.readGlobal(a, l, p, { kinds: [...LIFECYCLE_KINDS] }),
+        reader: readerFor(ctx, { kinds: [...LIFECYCLE_KINDS] }),
+        scope: {
+          kind: "global",
+          filter: (e) => LIFECYCLE_KINDS.has(e.kind) && (visible === null || visible(e)),
         },
-        scope: { kind: "global", filter: (e) => LIFECYCLE_KINDS.has(e.kind) },
         after: high,
         bufferSize: SUBSCRIBER_BUFFER,
       });

@@ -127,6 +127,8 @@ export const EVENT_PAGE = { default: 100, max: 1000 } as const;
 builder.prismaNode("Agent", {
   id: { field: "id" },
   description: "One agent run. Kept after caliband forgets it (rm, respawn), so history stays queryable.",
+  // A token limited to workspaces can reach no other workspace's run, whatever the path.
+  authScopes: (a, ctx) => ctx.auth.workspaces === null || { workspace: a.workspace },
   fields: (t) => ({
     agentId: t.exposeString("id", {
       description: "caliband's 12-hex agent id (use with agent(agentId:) and mutations).",

@@ -1,18 +1,28 @@
 /**
  * The Pothos schema builder (builder only; types live one file per domain in src/schema and
- * root fields in src/resolvers). Plugins: prisma (models straight from the store, no N+1 on
- * relations), relay (Node, connections, cursors), errors (typed mutation results), validation
- * (zod on inputs; failures become `ValidationError` results with field paths).
+ * root fields in src/resolvers). Plugins, outermost first: audit (a row for every mutation call,
+ * src/schema/audit-plugin.ts), errors (typed mutation results), scope-auth (every root field
+ * declares who may use it: roles and workspace scopes, issue 11), prisma (models straight from
+ * the store, no N+1 on relations), relay (Node, connections, cursors), validation (zod on inputs;
+ * failures become `ValidationError` results with field paths).
  */
 import SchemaBuilder from "@pothos/core";
+import { z } from "zod";
 import ErrorsPlugin from "@pothos/plugin-errors";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
+import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import ValidationPlugin from "@pothos/plugin-validation";
 import type PrismaTypes from "../generated/pothos-prisma-types.js";
 import { getDatamodel } from "../generated/pothos-prisma-types.js";
 import { ValidationFailed } from "../fleet/errors.js";
+import type { Role } from "../auth/roles.js";
+import AuditPlugin from "./audit-plugin.js";
+import { authScopesFor, unauthorizedError } from "./auth-scopes.js";
 import type { GraphQLContext } from "./context.js";
+
+/** Most ids one `nodes(ids:)` call may ask for (issue 11 item 9). */
+export const MAX_NODE_IDS = 100;
 
 /** The one builder every schema module registers its types on. */
 export const builder = new SchemaBuilder<{
@@ -23,8 +33,28 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };
   };
+  /** Every scope of a rule must pass (not just one of them). */
+  DefaultAuthStrategy: "all";
+  /** Scope rules (src/schema/auth-scopes.ts). */
+  AuthScopes: {
+    /** The principal's role includes this one. */
+    role: Role;
+    /** The principal's token is not limited to a list of workspaces. */
+    allWorkspaces: boolean;
+    /** The principal may use this workspace (by name). */
+    workspace: string;
+    /** The principal may use this agent's workspace (by agent id; unknown ids pass, to be NotFound). */
+    agent: string;
+  };
 }>({
-  plugins: [ErrorsPlugin, PrismaPlugin, RelayPlugin, ValidationPlugin],
+  plugins: [AuditPlugin, ErrorsPlugin, ScopeAuthPlugin, PrismaPlugin, RelayPlugin, ValidationPlugin],
+  scopeAuth: {
+    // Subscriptions are authorized once, when they start (not per event).
+    authorizeOnSubscribe: true,
+    defaultStrategy: "all",
+    authScopes: authScopesFor,
+    unauthorizedError,
+  },
   defaultFieldNullability: false,
   prisma: {
     client: (ctx) => ctx.prisma,
@@ -41,8 +71,17 @@ export const builder = new SchemaBuilder<{
     idFieldOptions: { description: "Globally unique, opaque Relay id (use with node(id:))." },
     nodeTypeOptions: { description: "An object with a globally unique id (Relay)." },
     pageInfoTypeOptions: { description: "Pagination state of a connection (Relay)." },
-    nodeQueryOptions: { description: "Fetch any object by its global id, or null." },
-    nodesQueryOptions: { description: "Fetch objects by their global ids (null for unknown ones)." },
+    nodeQueryOptions: {
+      description: "Fetch any object by its global id, or null. Viewer role.",
+      authScopes: { role: "viewer" },
+    },
+    nodesQueryOptions: {
+      description: `Fetch objects by their global ids (null for unknown ones), at most ${MAX_NODE_IDS} ids. Viewer role.`,
+      authScopes: { role: "viewer" },
+      validate: z.looseObject({
+        ids: z.array(z.unknown()).max(MAX_NODE_IDS, `at most ${MAX_NODE_IDS} ids per request`),
+      }),
+    },
     cursorFieldOptions: { description: "Opaque cursor of this edge; pass as after/before." },
     nodeFieldOptions: { description: "The item." },
     edgesFieldOptions: { description: "Items with their cursors." },

@@ -7,6 +7,10 @@ import type { EventBus } from "../bus/bus.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { EventStore } from "../store/events.js";
 import type { Readiness } from "../server/readiness.js";
+import type { Principal } from "../auth/roles.js";
+import type { TokenService } from "../auth/tokens.js";
+import type { AuditLog } from "../auth/audit.js";
+import type { ReplayLimiter } from "../bus/replay-limiter.js";
 
 /** Long-lived services the schema reads from and delegates to. */
 export interface GraphQLServices {
@@ -15,12 +19,27 @@ export interface GraphQLServices {
   fleet: Fleet;
   store: EventStore;
   bus: EventBus;
+  /** API tokens and sessions (issue 11). */
+  tokens: TokenService;
+  /** The audit log writer. */
+  audit: AuditLog;
+  /** Gateway-wide fair limit on concurrent store reads of replaying subscriptions. */
+  replays: ReplayLimiter;
 }
 
 /** What every resolver receives. Resolvers call services; they never hold state. */
 export interface GraphQLContext extends GraphQLServices {
   /** Current readiness of the gateway. */
   readiness: () => Readiness;
+  /** Who is asking (authenticated by src/server before the operation runs). */
+  auth: Principal;
+  /** The client's address (a trusted proxy's forwarded one), for the audit log; null if unknown. */
+  remoteAddress: string | null;
+  /**
+   * Key under which this client's replays queue for the {@link ReplayLimiter} (one per
+   * WebSocket connection or HTTP request), so one client cannot starve the others.
+   */
+  clientKey: string;
   /**
    * Per-operation memo for batched loads (e.g. usage of every workspace in one query); created by
    * {@link memoize} on first use, so an operation that batches nothing carries none. It lives as

@@ -51,3 +51,20 @@ export const UsageGroupByEnum = builder.enumType("UsageGroupBy", {
     DAY: { value: "day", description: "UTC day." },
   } as const,
 });
+
+/** Roles of API tokens (issue 11); each includes the ones before it. */
+export const RoleEnum = builder.enumType("Role", {
+  description: "What a token may do. Each role includes the ones before it.",
+  values: {
+    VIEWER: { value: "viewer", description: "Queries and subscriptions." },
+    OPERATOR: {
+      value: "operator",
+      description: "Viewer, plus spawn, kill, respawn, remove, drain and input of agents.",
+    },
+    ADMIN: {
+      value: "admin",
+      description:
+        "Operator, plus workspaces, provider configuration, daemon restarts, tokens and the audit log.",
+    },
+  } as const,
+});

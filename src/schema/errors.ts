@@ -19,7 +19,9 @@ import {
   ValidationFailed,
   type FieldIssue,
 } from "../fleet/errors.js";
+import { Forbidden, Unauthenticated } from "../auth/errors.js";
 import { builder } from "./builder.js";
+import { RoleEnum } from "./enums.js";
 
 /** caliband refused a request (supervisor `internal` error: bad source, worktree failure, …). */
 export class DaemonRefused extends ProsperoError {
@@ -35,7 +37,21 @@ export const MUTATION_ERRORS = [
   Unreachable,
   ValidationFailed,
   DaemonRefused,
+  Unauthenticated,
+  Forbidden,
 ] as const;
+
+/**
+ * The `errors` option of a mutation field: a `<name>Result` union of its payload and every
+ * {@link MUTATION_ERRORS} type, the payload returned directly.
+ */
+export function mutationErrors(name: string) {
+  return {
+    types: [...MUTATION_ERRORS],
+    directResult: true as const,
+    union: { name: `${name}Result`, description: `Result of ${name}: the payload or a typed error.` },
+  };
+}
 
 /**
  * Map any error to the domain class the schema exposes (caliband's `AgentNotFound` → NotFound,
@@ -75,11 +91,11 @@ const ErrorInterface = builder.interfaceRef<Error & { code?: string }>("Error").
 
 builder.objectType(NotFound, {
   name: "NotFoundError",
-  description: "The workspace or agent does not exist (anywhere in the fleet or its history).",
+  description: "The workspace, agent or token does not exist (anywhere in the fleet or its history).",
   interfaces: [ErrorInterface],
   isTypeOf: (e) => e instanceof NotFound,
   fields: (t) => ({
-    entity: t.exposeString("entity", { description: "`workspace` or `agent`." }),
+    entity: t.exposeString("entity", { description: "`workspace`, `agent` or `token`." }),
     id: t.exposeString("id", { description: "The name or id that was not found." }),
   }),
 });
@@ -160,4 +176,33 @@ builder.objectType(DaemonRefused, {
   interfaces: [ErrorInterface],
   isTypeOf: (e) => e instanceof DaemonRefused,
   fields: () => ({}),
+});
+
+builder.objectType(Unauthenticated, {
+  name: "UnauthenticatedError",
+  description:
+    "The request's credentials are no longer valid (the token was revoked or expired while a connection stayed open). Requests with no or bad credentials are refused before GraphQL with HTTP 401 (graphql-ws: close 4401).",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof Unauthenticated,
+  fields: () => ({}),
+});
+
+builder.objectType(Forbidden, {
+  name: "ForbiddenError",
+  description:
+    "The token is valid but may not do this: it lacks the role (`requiredRole`) or is limited to other workspaces (`workspaceName`). Nothing was changed.",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof Forbidden,
+  fields: (t) => ({
+    requiredRole: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: "The role the operation needs, when the role is what is missing.",
+      resolve: (e) => e.requiredRole,
+    }),
+    workspaceName: t.exposeString("workspace", {
+      nullable: true,
+      description: "The workspace the token may not use, when the scope is what is missing.",
+    }),
+  }),
 });

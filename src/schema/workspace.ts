@@ -5,7 +5,7 @@
  */
 import type { WorkspaceHealth } from "../fleet/state.js";
 import type { ProviderConfig } from "../fleet/provider.js";
-import { validateProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
+import { parseStoredProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
 import { discoverSources, type Source } from "../fleet/sources.js";
 import { aggregateUsage, emptyUsageRow } from "../store/usage.js";
 import { builder } from "./builder.js";
@@ -34,11 +34,13 @@ export const WorkspaceHealthRef = builder.objectRef<WorkspaceHealth>("WorkspaceH
 });
 
 const EnvVarRef = builder.objectRef<{ name: string; value: string }>("EnvVar").implement({
-  description: "An environment variable given to the workspace's daemon and its agents.",
+  description:
+    "An environment variable given to the workspace's daemon and its agents. Values are write-only: only the name and whether a value is set are returned.",
   fields: (t) => ({
     name: t.exposeString("name", { description: "Variable name." }),
-    value: t.exposeString("value", {
-      description: "Value (the env map is not for secrets; use apiKeyFromEnv).",
+    valueSet: t.boolean({
+      description: "True when the variable has a non-empty value (the value itself is never returned).",
+      resolve: (v) => v.value !== "",
     }),
   }),
 });
@@ -60,6 +62,11 @@ export const ProviderConfigRef = builder.objectRef<ProviderConfig>("ProviderConf
     apiKeyFromEnv: t.exposeString("apiKeyFromEnv", {
       nullable: true,
       description: "NAME of the gateway environment variable that holds the API key.",
+    }),
+    apiKeySet: t.boolean({
+      description:
+        "True when apiKeyFromEnv names a variable that is set (non-empty) in the gateway's environment (its value is never returned).",
+      resolve: (c, _a, ctx) => c.apiKeyFromEnv !== null && (ctx.fleet.env[c.apiKeyFromEnv] ?? "") !== "",
     }),
     env: t.field({
       type: [EnvVarRef],
@@ -85,7 +92,7 @@ function configOf(row: {
   model: string | null;
 }): ProviderConfig {
   try {
-    return validateProviderConfig({ ...row, env: (row.env ?? {}) as Record<string, string> });
+    return parseStoredProviderConfig({ ...row, env: (row.env ?? {}) as Record<string, string> });
   } catch {
     return {
       provider: null,
@@ -99,6 +106,8 @@ function configOf(row: {
 
 builder.prismaObject("Workspace", {
   description: "A caliband workspace: one canonical root, one daemon, many agents.",
+  // A token limited to workspaces can reach no other one, whatever the path (lists are filtered too).
+  authScopes: (w, ctx) => ctx.auth.workspaces === null || { workspace: w.name },
   fields: (t) => ({
     name: t.exposeString("name", { description: "Unique name." }),
     root: t.exposeString("root", {
@@ -133,7 +142,7 @@ builder.prismaObject("Workspace", {
       nullable: true,
       description: "A configuration change waiting for live agents to end (needs a daemon restart), or null.",
       resolve: (w) =>
-        w.pendingConfig ? validateProviderConfig(w.pendingConfig as ProviderConfigInput) : null,
+        w.pendingConfig ? parseStoredProviderConfig(w.pendingConfig as ProviderConfigInput) : null,
     }),
     agents: t.relatedConnection(
       "agents",

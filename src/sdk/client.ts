@@ -2,8 +2,13 @@
  * The Prospero client: typed queries and mutations over HTTP, subscriptions over graphql-ws with
  * reconnect, and `agentEvents` that resumes after the last cursor it delivered.
  *
+ * Every request is authenticated (issue 11): pass `token` (sent as `Authorization: Bearer` on HTTP
+ * and in graphql-ws `connectionParams`); without one, a client on the gateway's machine finds the
+ * token by itself (`PROSPERO_TOKEN`, then the local gateway's admin-token file: see
+ * src/auth/local-credentials.ts).
+ *
  * ```ts
- * const prospero = createProsperoClient({ url: "http://127.0.0.1:7878" });
+ * const prospero = createProsperoClient({ url: "http://127.0.0.1:7878", token: process.env.PROSPERO_TOKEN });
  * const { agents } = await prospero.request(AgentsDocument, { filter: { workspace: "demo" } });
  * await prospero.agentEvents(id, { onEvent: (e) => console.log(e.seq, e.__typename) });
  * await prospero.dispose();
@@ -12,7 +17,7 @@
 import WsWebSocket from "ws";
 import { documentText, type ProsperoDocument, type VariablesArgs } from "./documents.js";
 import { NetworkError } from "./errors.js";
-import { postGraphQL, type FetchLike, type HeadersOption } from "./http.js";
+import { postGraphQL, resolveHeaders, type FetchLike, type HeadersOption } from "./http.js";
 import {
   openWsClient,
   subscribeWithRetry,
@@ -23,6 +28,7 @@ import {
 } from "./subscriptions.js";
 import { followAgentEvents, type AgentEventsOptions, type AgentEventsResult } from "./agent-events.js";
 import { AgentEventsDocument } from "./generated/graphql.js";
+import { findLocalToken } from "../auth/local-credentials.js";
 
 /** Options of {@link createProsperoClient}. */
 export interface ProsperoClientOptions {
@@ -31,6 +37,12 @@ export interface ProsperoClientOptions {
    * GraphQL endpoint. The WebSocket endpoint is derived from it (http → ws, https → wss).
    */
   url: string;
+  /**
+   * The API token (secret), sent as `Authorization: Bearer <token>` and as graphql-ws
+   * `connectionParams.authorization`. Omitted: `PROSPERO_TOKEN` from the environment, else a
+   * token found on this machine for a loopback gateway (its admin-token file); `false` sends none.
+   */
+  token?: string | false;
   /** HTTP headers for queries and mutations (e.g. `authorization`), or a function giving them per request. */
   headers?: HeadersOption;
   /** `connection_init` payload of WebSocket connections (browsers cannot set WebSocket headers). */
@@ -130,6 +142,13 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
   const endpoint = graphqlEndpoint(opts.url);
   const wsEndpoint = webSocketEndpoint(endpoint);
   const fetchImpl: FetchLike = opts.fetch ?? ((input, init) => fetch(input, init));
+  const token = resolveToken(opts);
+  const headers: HeadersOption | undefined =
+    token === null
+      ? opts.headers
+      : async () => ({ authorization: `Bearer ${token}`, ...(await resolveHeaders(opts.headers)) });
+  const connectionParams: WsClientOptions["connectionParams"] =
+    opts.connectionParams ?? (token === null ? undefined : { authorization: `Bearer ${token}` });
   let ws: WsConnection | null = null;
   let disposed = false;
   /** Running subscriptions: their stop function and how to tell them the client went away. */
@@ -139,7 +158,7 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
     if (disposed) throw new NetworkError(wsEndpoint, "the client was disposed");
     ws ??= openWsClient({
       endpoint: wsEndpoint,
-      connectionParams: opts.connectionParams,
+      connectionParams,
       webSocketImpl: opts.webSocketImpl ?? defaultWebSocket(),
       ...(opts.keepAliveMs !== undefined ? { keepAliveMs: opts.keepAliveMs } : {}),
     });
@@ -200,7 +219,7 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
         endpoint,
         query: documentText(document),
         variables,
-        ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
+        ...(headers !== undefined ? { headers } : {}),
         fetch: fetchImpl,
         ...(options?.signal ? { signal: options.signal } : {}),
       });
@@ -228,4 +247,15 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
       await conn?.client.dispose();
     },
   };
+}
+
+/** The token to use: the option, else PROSPERO_TOKEN, else one found locally (Node only); or null. */
+function resolveToken(opts: ProsperoClientOptions): string | null {
+  if (opts.token === false) return null;
+  if (typeof opts.token === "string" && opts.token !== "") return opts.token;
+  const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
+  if (!isNode) return null;
+  const fromEnv = process.env["PROSPERO_TOKEN"];
+  if (fromEnv) return fromEnv;
+  return findLocalToken(opts.url);
 }

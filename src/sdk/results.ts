@@ -12,6 +12,8 @@ export const ERROR_TYPENAMES = [
   "UnreachableError",
   "ValidationError",
   "DaemonRefusedError",
+  "UnauthenticatedError",
+  "ForbiddenError",
 ] as const;
 
 /** A typed mutation error as selected by the `ErrorFields` fragment (at least `code` and `message`). */

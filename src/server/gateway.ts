@@ -1,17 +1,34 @@
 /**
- * The HTTP gateway: one Node http server carrying graphql-yoga (queries, mutations, SSE
- * subscriptions, GraphiQL at /graphql), graphql-ws on the same path (every envelop plugin
- * applies to WebSocket operations through `yoga.getEnveloped`), `/healthz` and `/readyz`.
+ * The HTTP gateway: one Node http(s) server carrying graphql-yoga (queries, mutations, SSE
+ * subscriptions), graphql-ws on the same path (every envelop plugin applies to WebSocket
+ * operations through `yoga.getEnveloped`), GraphiQL, the dashboard, `/healthz` and `/readyz`.
+ *
+ * Closed by default (issue 11, ARCHITECTURE decision 11). Every request, in this order:
+ * 1. behind `--trust-proxy`, only the proxy may connect (403);
+ * 2. its `Host` must name this gateway (421: DNS rebinding);
+ * 3. `/healthz` and `/readyz` answer (counts only); the dashboard's and GraphiQL's static files
+ *    are public (they hold no data), and `?token=` on a page is exchanged for a session cookie;
+ * 4. on `/graphql`: a foreign `Origin` is refused (403) unless on `--cors-origin`; POST bodies
+ *    must be JSON (415); credentials are required — a bearer token, or the session cookie with
+ *    this gateway's own `Origin` (401/403, audited); cookie-authenticated requests also pass
+ *    yoga's CSRF prevention;
+ * 5. WebSocket upgrades get the same Host/Origin checks, a connection cap (503), and credentials
+ *    from the upgrade or from `connectionParams` (closed 4401 without, 4403 when refused).
+ * Open connections are closed when their token is revoked or expires.
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { createYoga, maskError as yogaMaskError, type YogaServerInstance } from "graphql-yoga";
+import https from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { createYoga, maskError as yogaMaskError, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { GraphQLError } from "graphql";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { costLimitPlugin } from "@escape.tech/graphql-armor-cost-limit";
 import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
+import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
+import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
+import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
 import { ProsperoError } from "../errors.js";
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { ExecutionArgs } from "graphql";
 import { WebSocketServer } from "ws";
 import { useServer } from "graphql-ws/use/ws";
@@ -22,20 +39,56 @@ import { KEEPALIVE_MS } from "../resolvers/subscription.js";
 import type { GraphQLContext, GraphQLServices } from "../schema/context.js";
 import type { Readiness } from "./readiness.js";
 import { serveDashboard } from "./static.js";
+import { createGraphiQLHandler, isGraphiQLRequest } from "./graphiql.js";
 import { CoalescingWebSocket } from "./coalescing-websocket.js";
+import { AccessPolicy, type AccessPolicyOptions, type RequestFacts } from "../auth/http-policy.js";
+import { authenticate, authenticateSecret, sessionCookieName, type AuthDeps } from "../auth/authenticate.js";
+import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, LiveConnections } from "../auth/connections.js";
+import { Forbidden, Unauthenticated } from "../auth/errors.js";
+import type { Principal } from "../auth/roles.js";
+import { exchangeTokenInUrl, graphqlError, plainText, serveSessionEndpoints } from "./sessions.js";
 
 /** Largest accepted request body, bytes (GraphQL documents and variables). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Query limits: nesting depth, estimated cost, aliases (graphql-armor). */
-export const QUERY_LIMITS = { maxDepth: 12, maxCost: 20_000, maxAliases: 30 } as const;
+/**
+ * Query limits (graphql-armor): nesting depth, estimated cost, aliases, lexical tokens of a
+ * document, directives per document.
+ */
+export const QUERY_LIMITS = {
+  maxDepth: 12,
+  maxCost: 20_000,
+  maxAliases: 30,
+  maxTokens: 5_000,
+  maxDirectives: 50,
+} as const;
+
+/** Most subscriptions one graphql-ws connection may run at once. */
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+
+/**
+ * HTTP timeouts, ms: the whole request head must arrive within `headers`, the whole request
+ * (head and body; not the response, so SSE streams may last) within `request`; an idle
+ * keep-alive connection is closed after `keepAlive`.
+ */
+export const HTTP_TIMEOUTS = { headers: 10_000, request: 30_000, keepAlive: 5_000 } as const;
 
 /**
  * Mask unexpected errors (logged with their stack by yoga); let the gateway's own typed errors
- * through with their message and a stable `extensions.code`.
+ * through with their message and a stable `extensions.code` (plus `requiredRole` / `workspace`
+ * for FORBIDDEN).
  */
 function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof Forbidden) {
+    return new GraphQLError(original.message, {
+      extensions: {
+        code: original.code,
+        ...(original.requiredRole ? { requiredRole: original.requiredRole.toUpperCase() } : {}),
+        ...(original.workspace ? { workspace: original.workspace } : {}),
+      },
+    });
+  }
   if (original instanceof ProsperoError) {
     return new GraphQLError(original.message, { extensions: { code: original.code } });
   }
@@ -50,8 +103,16 @@ export interface GatewayDeps {
   logger: Logger;
   /** Current readiness; `/readyz` answers 200 only when `ready`. */
   readiness: () => Readiness;
-  /** Services for operations, or null while the store is not open yet (operations then fail). */
+  /** Services for operations, or null while the store is not open yet (operations then answer 503). */
   context: () => GraphQLServices | null;
+  /** Browser-origin and network policy (issue 11 items 5, 6). */
+  access: AccessPolicyOptions;
+  /** `--insecure-no-auth`: every request is admin. */
+  insecure: boolean;
+  /** PEM certificate and key: serve HTTPS and WSS. */
+  tls?: { cert: string | Buffer; key: string | Buffer } | null;
+  /** Most WebSocket connections at once (default 256). */
+  maxConnections?: number;
   /** Expose stack traces in errors (tests only). */
   isDev?: boolean;
 }
@@ -62,7 +123,11 @@ export interface Gateway {
   url: string;
   /** Bound port (useful with port 0). */
   port: number;
-  yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
+  /** Name of the session cookie of this gateway (per port). */
+  cookieName: string;
+  yoga: YogaServerInstance<GatewayServerContext, GraphQLContext>;
+  /** Open authenticated connections (graphql-ws and in-flight HTTP requests). */
+  live: LiveConnections;
   /**
    * Stop accepting, close WebSocket clients with code 1001 and let in-flight HTTP requests
    * finish, then resolve. After `graceMs` (default 5000 ms) whatever is still open is destroyed:
@@ -72,21 +137,93 @@ export interface Gateway {
   close(graceMs?: number): Promise<void>;
 }
 
+/** What the HTTP layer hands to every operation (yoga server context). */
+export interface GatewayServerContext {
+  /** Who is asking (authenticated before yoga). */
+  principal?: Principal;
+  /** The client's address for the audit log. */
+  remoteAddress?: string | null;
+  /** Fair-queue key of the client (one per HTTP request or WebSocket connection). */
+  clientKey?: string;
+}
+
+/** What the gateway adds to graphql-ws's per-connection data (`ctx.extra`). */
+type WsExtra = {
+  /** Who opened the connection (set by onConnect). */
+  principal?: Principal;
+};
+
+const upgradeInfo = new WeakMap<
+  http.IncomingMessage,
+  { principal: Principal | null; remoteAddress: string | null }
+>();
+
+function tokenFromConnectionParams(params: Readonly<Record<string, unknown>> | undefined): string | null {
+  if (!params) return null;
+  const auth = params["authorization"] ?? params["Authorization"];
+  if (typeof auth === "string") {
+    const m = /^Bearer +(\S+)$/i.exec(auth.trim());
+    return m ? m[1]! : auth.trim();
+  }
+  const token = params["token"];
+  return typeof token === "string" ? token : null;
+}
+
+function rejectUpgrade(socket: Duplex, status: number, text: string, message: string): void {
+  const body = `${message}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
 /**
  * Create and start the gateway on `bind:port`.
  * @throws (rejects) when the address cannot be bound (e.g. EADDRINUSE), with the OS reason.
  */
 export async function startGateway(bind: string, port: number, deps: GatewayDeps): Promise<Gateway> {
   const log = deps.logger.child({ module: "gateway" });
-  const yoga = createYoga<Record<string, never>, GraphQLContext>({
+  const policy = new AccessPolicy(deps.access);
+  const tlsOn = deps.tls != null;
+  const maxConnections = deps.maxConnections ?? 256;
+  let cookieName = sessionCookieName(port, tlsOn); // set again once the port is known
+  const live = new LiveConnections((id, now) => deps.context()?.tokens.isActive(id, now) ?? false);
+  let clientSeq = 0;
+
+  const serveGraphiQL = createGraphiQLHandler({ endpoint: GRAPHQL_PATH });
+  const csrf = useCSRFPrevention({ requestHeaders: ["x-prospero-csrf"] });
+  /** yoga's CSRF prevention, for requests authenticated by the session cookie only. */
+  const csrfForCookies: Plugin<GatewayServerContext> = {
+    onRequestParse(payload) {
+      const server = payload.serverContext as GatewayServerContext;
+      if (server.principal?.credential !== "cookie") return;
+      return csrf.onRequestParse?.(payload as never);
+    },
+  };
+
+  const yoga = createYoga<GatewayServerContext, GraphQLContext>({
     schema: buildSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
-    graphiql: { subscriptionsProtocol: "WS", title: "Prospero" },
-    // Served from the package itself: no CDN, so GraphiQL works on machines without internet.
-    renderGraphiQL,
+    // GraphiQL is served by src/server/graphiql.ts as cached static files (no CDN, strict CSP).
+    graphiql: false,
     landingPage: false,
+    // Same origin only; an operator's `--cors-origin` allowlist (bearer tokens, no cookies).
+    cors: (request) => {
+      const origin = request.headers.get("origin");
+      if (origin === null || !policy.corsAllowed(origin)) return false;
+      return {
+        origin: [origin],
+        credentials: false,
+        methods: ["GET", "POST"],
+        allowedHeaders: ["authorization", "content-type", "accept"],
+        maxAge: 600,
+      };
+    },
     maskedErrors: { isDev: deps.isDev ?? false, maskError },
     plugins: [
+      csrfForCookies,
+      maxTokensPlugin({ n: QUERY_LIMITS.maxTokens, exposeLimits: true }),
+      maxDirectivesPlugin({ n: QUERY_LIMITS.maxDirectives, exposeLimits: true }),
       maxDepthPlugin({
         n: QUERY_LIMITS.maxDepth,
         exposeLimits: true,
@@ -102,16 +239,53 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       warn: (...args) => log.warn({ args }, "yoga"),
       error: (...args) => log.error({ args }, "yoga"),
     },
-    context: () => {
+    context: (initial) => {
       const ctx = deps.context();
       if (!ctx) throw new Error("the store is not open yet; retry when /readyz answers 200");
-      return { ...ctx, readiness: deps.readiness };
+      if (!initial.principal) throw new Unauthenticated("authentication required");
+      return {
+        ...ctx,
+        readiness: deps.readiness,
+        auth: initial.principal,
+        remoteAddress: initial.remoteAddress ?? null,
+        clientKey: initial.clientKey ?? "unknown",
+      };
     },
   });
 
-  const server = http.createServer((req, res) => {
+  const authDeps = (svc: GraphQLServices): AuthDeps => ({
+    tokens: svc.tokens,
+    cookieName,
+    insecure: deps.insecure,
+  });
+
+  const refuse = (svc: GraphQLServices | null, req: RequestFacts, operation: string, result: string) => {
+    svc?.audit.recordRefusal({
+      principal: null,
+      remoteAddress: policy.clientAddress(req),
+      operation,
+      result,
+    });
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = req.url ?? "/";
-    const pathname = url.split("?")[0];
+    const pathname = url.split("?")[0] ?? "/";
+    const facts: RequestFacts = { headers: req.headers, remoteAddress: req.socket.remoteAddress };
+    const open = pathname === "/healthz" || pathname === "/readyz";
+    if (policy.behindProxy && !policy.fromTrustedProxy(facts) && !open) {
+      plainText(res, 403, "this gateway accepts connections only from its trusted proxy (--trust-proxy)");
+      return;
+    }
+    if (!policy.hostAllowed(req.headers.host)) {
+      refuse(deps.context(), facts, "http", "MISDIRECTED_HOST");
+      plainText(
+        res,
+        421,
+        "unknown Host: this gateway answers to localhost, IP addresses and its --public-host names",
+      );
+      return;
+    }
     if (pathname === "/healthz") {
       res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok\n");
       return;
@@ -131,24 +305,112 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         .end(JSON.stringify(r));
       return;
     }
-    if ((req.method === "GET" || req.method === "HEAD") && pathname !== GRAPHQL_PATH) {
-      // The dashboard and its assets (src/server/static.ts); everything else is yoga's.
-      void serveDashboard(req, res);
+    const origin = policy.origin(facts);
+    const svc = deps.context();
+    const isGet = req.method === "GET" || req.method === "HEAD";
+    const graphiql = isGraphiQLRequest(req, GRAPHQL_PATH);
+    if (
+      svc &&
+      isGet &&
+      (pathname === "/" || pathname === "/index.html" || (graphiql && pathname === GRAPHQL_PATH))
+    ) {
+      // `?token=` on the dashboard or GraphiQL page: a session cookie, and the token leaves the URL.
+      if (await exchangeTokenInUrl(req, res, sessionDeps(svc, facts))) return;
+    }
+    if (graphiql) {
+      // GraphiQL's page and files: public, no data (the API calls it makes are authenticated).
+      void serveGraphiQL(req, res);
       return;
     }
-    if (req.headers["transfer-encoding"] !== undefined) {
-      // No declared length: count as the body streams and cut it off past the limit.
-      let seen = 0;
-      req.on("data", (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > MAX_BODY_BYTES && !res.headersSent) {
-          res.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end();
-          req.destroy();
-        }
+    if (pathname !== GRAPHQL_PATH) {
+      if (svc && (await serveSessionEndpoints(req, res, pathname, origin, sessionDeps(svc, facts)))) return;
+      if (isGet) {
+        // The dashboard and its assets (src/server/static.ts): public files, no data.
+        void serveDashboard(req, res);
+        return;
+      }
+      plainText(res, 404, "not found");
+      return;
+    }
+    // /graphql ---------------------------------------------------------------------------------
+    if (origin === "forbidden") {
+      refuse(svc, facts, "http", "FORBIDDEN_ORIGIN");
+      plainText(res, 403, "cross-origin requests are refused (allow an origin with --cors-origin)");
+      return;
+    }
+    if (req.method === "OPTIONS") {
+      // A CORS preflight of an allowlisted origin: yoga answers it (no credentials involved).
+      void yoga.handle(req, res, {});
+      return;
+    }
+    if (
+      req.method === "POST" &&
+      !/^application\/(graphql-response\+)?json\b/i.test(req.headers["content-type"] ?? "")
+    ) {
+      plainText(res, 415, "GraphQL requests must be sent as application/json");
+      req.resume();
+      return;
+    }
+    if (!svc) {
+      graphqlError(res, 503, "NOT_READY", "the store is not open yet; retry when /readyz answers 200", {
+        "retry-after": "1",
+      });
+      return;
+    }
+    {
+      const auth = authenticate(
+        { authorization: req.headers.authorization, cookie: req.headers.cookie, origin },
+        authDeps(svc),
+      );
+      if (!auth.ok) {
+        refuse(svc, facts, "http", auth.code);
+        graphqlError(res, auth.status, auth.code, auth.message, {
+          "www-authenticate": 'Bearer realm="prospero"',
+        });
+        req.resume();
+        return;
+      }
+      const principal = auth.principal!;
+      // Revoking the token ends this request too (an SSE stream may be long-lived).
+      const untrack = live.add(principal, () => res.destroy());
+      res.once("close", untrack);
+      if (req.headers["transfer-encoding"] !== undefined) limitStreamingBody(req, res);
+      void yoga.handle(req, res, {
+        principal,
+        remoteAddress: policy.clientAddress(facts),
+        clientKey: `http:${++clientSeq}`,
       });
     }
-    void yoga.handle(req, res);
+  };
+
+  const sessionDeps = (svc: GraphQLServices, facts: RequestFacts) => ({
+    tokens: svc.tokens,
+    cookieName,
+    secure: tlsOn,
+    refused: (reason: string) => refuse(svc, facts, "session", `UNAUTHENTICATED: ${reason}`),
+    opened: (principal: Principal) =>
+      void svc.audit.record({
+        principal,
+        remoteAddress: policy.clientAddress(facts),
+        operation: "openSession",
+        result: "SESSION_OPENED",
+        denied: false,
+      }),
   });
+
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err }, "request handler failed");
+      if (!res.headersSent) plainText(res, 500, "internal error");
+      else res.destroy();
+    });
+  };
+  const server = deps.tls
+    ? https.createServer({ cert: deps.tls.cert, key: deps.tls.key }, listener)
+    : http.createServer(listener);
+  server.headersTimeout = HTTP_TIMEOUTS.headers;
+  server.requestTimeout = HTTP_TIMEOUTS.request;
+  server.keepAliveTimeout = HTTP_TIMEOUTS.keepAlive;
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err);
@@ -158,60 +420,165 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       resolve();
     });
   });
+  const addr = server.address() as AddressInfo;
+  cookieName = sessionCookieName(addr.port, tlsOn);
+
   // WebSockets attach only once the port is ours (a failed listen must not reach graphql-ws).
   const wss = new WebSocketServer({
-    server,
-    path: GRAPHQL_PATH,
+    noServer: true,
     maxPayload: MAX_BODY_BYTES,
     WebSocket: CoalescingWebSocket,
   });
-  useServer<Record<string, unknown>>(
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    const facts: RequestFacts = { headers: req.headers, remoteAddress: (socket as Socket).remoteAddress };
+    const pathname = (req.url ?? "/").split("?")[0];
+    if (pathname !== GRAPHQL_PATH)
+      return rejectUpgrade(socket, 404, "Not Found", "WebSockets live at /graphql");
+    if (policy.behindProxy && !policy.fromTrustedProxy(facts)) {
+      return rejectUpgrade(socket, 403, "Forbidden", "only the trusted proxy may connect");
+    }
+    const svc = deps.context();
+    if (!policy.hostAllowed(req.headers.host)) {
+      refuse(svc, facts, "websocket", "MISDIRECTED_HOST");
+      return rejectUpgrade(socket, 421, "Misdirected Request", "unknown Host");
+    }
+    const origin = policy.origin(facts);
+    if (origin === "forbidden") {
+      refuse(svc, facts, "websocket", "FORBIDDEN_ORIGIN");
+      return rejectUpgrade(
+        socket,
+        403,
+        "Forbidden",
+        "cross-origin WebSocket refused (allow it with --cors-origin)",
+      );
+    }
+    if (!svc) return rejectUpgrade(socket, 503, "Service Unavailable", "the store is not open yet");
+    if (wss.clients.size >= maxConnections) {
+      return rejectUpgrade(
+        socket,
+        503,
+        "Service Unavailable",
+        `too many WebSocket connections (${maxConnections})`,
+      );
+    }
+    const auth = authenticate(
+      { authorization: req.headers.authorization, cookie: req.headers.cookie, origin },
+      authDeps(svc),
+      true,
+    );
+    if (!auth.ok) {
+      refuse(svc, facts, "websocket", auth.code);
+      return rejectUpgrade(
+        socket,
+        auth.status,
+        auth.status === 401 ? "Unauthorized" : "Forbidden",
+        auth.message,
+      );
+    }
+    upgradeInfo.set(req, { principal: auth.principal, remoteAddress: policy.clientAddress(facts) });
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+  });
+
+  useServer<Record<string, unknown>, WsExtra>(
     {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
+      onConnect: (ctx) => {
+        const svc = deps.context();
+        const info = upgradeInfo.get(ctx.extra.request);
+        const facts: RequestFacts = {
+          headers: ctx.extra.request.headers,
+          remoteAddress: info?.remoteAddress ?? undefined,
+        };
+        if (!svc || !info) {
+          ctx.extra.socket.close(CLOSE_FORBIDDEN, "Forbidden");
+          return false;
+        }
+        let principal = info.principal;
+        const secret = tokenFromConnectionParams(ctx.connectionParams);
+        if (secret !== null) {
+          const checked = authenticateSecret(secret, authDeps(svc));
+          if (!checked.ok) {
+            refuse(svc, facts, "websocket", checked.code);
+            ctx.extra.socket.close(CLOSE_UNAUTHORIZED, `Unauthorized: ${checked.message}`);
+            return false;
+          }
+          principal = checked.principal;
+        }
+        if (principal === null) {
+          refuse(svc, facts, "websocket", "UNAUTHENTICATED");
+          ctx.extra.socket.close(
+            CLOSE_UNAUTHORIZED,
+            "Unauthorized: send connectionParams { authorization: 'Bearer <token>' }",
+          );
+          return false;
+        }
+        ctx.extra.principal = principal;
+        const socket = ctx.extra.socket;
+        const untrack = live.add(principal, (code, reason) => socket.close(code, reason));
+        socket.once("close", untrack);
+        return true;
+      },
       onSubscribe: async (ctx, _id, payload) => {
+        const principal = ctx.extra.principal;
+        if (!principal)
+          return [new GraphQLError("not authenticated", { extensions: { code: "UNAUTHENTICATED" } })];
+        // graphql-ws records the operation after onSubscribe: those already running are the others.
+        if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+          return [
+            new GraphQLError(
+              `too many operations on this connection (at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION}); open another connection or stop some`,
+              { extensions: { code: "TOO_MANY_SUBSCRIPTIONS" } },
+            ),
+          ];
+        }
+        const info = upgradeInfo.get(ctx.extra.request);
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params: payload,
+          principal,
+          remoteAddress: info?.remoteAddress ?? null,
+          clientKey: `ws:${wsKey(ctx.extra.socket)}`,
         });
-        // A bad document (or a store not open yet) is this operation's error, answered with an
-        // `error` message for its id; thrown, graphql-ws would close the whole connection (4500)
-        // and with it every other subscription on it.
-        let document: ExecutionArgs["document"];
-        let contextValue: unknown;
+        // A bad or over-limit document (graphql-armor throws from validate), or a store not open
+        // yet, is this operation's error, answered with an `error` message for its id; thrown,
+        // graphql-ws would close the whole connection (4500) and every other subscription on it.
         try {
-          document = parse(payload.query);
-          contextValue = await contextFactory();
+          const document = parse(payload.query);
+          const errors = validate(schema, document);
+          if (errors.length) return errors;
+          const contextValue = await contextFactory();
+          const args: ExecutionArgs = {
+            schema,
+            operationName: payload.operationName ?? null,
+            document,
+            variableValues: payload.variables ?? null,
+            contextValue,
+            rootValue: { execute, subscribe } as EnvelopedRoot,
+          };
+          return args;
         } catch (err) {
           if (err instanceof GraphQLError) return [err];
           return [new GraphQLError(err instanceof Error ? err.message : String(err))];
         }
-        const args: ExecutionArgs = {
-          schema,
-          operationName: payload.operationName ?? null,
-          document,
-          variableValues: payload.variables ?? null,
-          contextValue,
-          rootValue: { execute, subscribe } as EnvelopedRoot,
-        };
-        const errors = validate(args.schema, args.document);
-        if (errors.length) return errors;
-        return args;
       },
     },
     wss,
     KEEPALIVE_MS,
   );
 
-  const addr = server.address() as AddressInfo;
   const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
   const gateway: Gateway = {
-    url: `http://${host}:${addr.port}`,
+    url: `${tlsOn ? "https" : "http"}://${host}:${addr.port}`,
     port: addr.port,
+    cookieName,
     yoga,
+    live,
     async close(graceMs = 5000) {
+      live.stop();
       let expired = false;
       const timer = setTimeout(() => {
         expired = true;
@@ -230,7 +597,31 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       }
     },
   };
+  live.start();
   return gateway;
+}
+
+const wsKeys = new WeakMap<object, number>();
+let wsSeq = 0;
+function wsKey(socket: object): number {
+  let k = wsKeys.get(socket);
+  if (k === undefined) {
+    k = ++wsSeq;
+    wsKeys.set(socket, k);
+  }
+  return k;
+}
+
+/** A request without a declared length: count as the body streams and cut it off past the limit. */
+function limitStreamingBody(req: http.IncomingMessage, res: http.ServerResponse): void {
+  let seen = 0;
+  req.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > MAX_BODY_BYTES && !res.headersSent) {
+      res.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end();
+      req.destroy();
+    }
+  });
 }
 
 /** Enveloped execute/subscribe carried to graphql-ws through `rootValue`. */

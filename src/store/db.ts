@@ -33,8 +33,47 @@ export interface OpenedDatabase {
 
 const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
 
+/** Mode of a data dir we own (issue 11 item 8): 0700. */
+export const DATA_DIR_MODE = 0o700;
+
+/** Mode of the database file and its `-wal` / `-shm` companions: 0600. */
+export const DB_FILE_MODE = 0o600;
+
+/** True when `st` belongs to this process's effective user (always true where there are no uids). */
+function ownedByUs(st: fs.Stats): boolean {
+  const uid = process.geteuid?.();
+  return uid === undefined || st.uid === uid;
+}
+
 /**
- * Ensure `dir` exists (created with mode 0700 if missing) and is writable.
+ * Tighten an existing file or directory of ours to `mode` when group or others have any access
+ * (issue 11 item 8). Paths owned by another user, and missing ones, are left alone; so is a
+ * symbolic link unless `follow` (then its target is judged and changed).
+ * @throws StartupError when the chmod fails.
+ */
+function tighten(target: string, mode: number, follow = false): void {
+  let st: fs.Stats;
+  try {
+    st = follow ? fs.statSync(target) : fs.lstatSync(target);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink() || !ownedByUs(st) || (st.mode & 0o077) === 0) return;
+  try {
+    fs.chmodSync(target, mode);
+  } catch (err) {
+    throw new StartupError(
+      `cannot restrict ${target} to mode 0${mode.toString(8)}: ${(err as Error).message}`,
+    );
+  }
+}
+
+/**
+ * Ensure `dir` exists and is writable. Created with mode 0700 if missing; an existing data dir
+ * owned by this user is tightened to 0700 when group or others have access (it holds the database,
+ * tokens and daemon logs: issue 11 item 8). A data dir owned by ANOTHER user is left as it is and
+ * simply used when we can write to it — its owner decides its mode (and we could not chmod it
+ * unless root).
  * @throws StartupError naming the directory and the OS reason.
  */
 export function ensureDataDir(dir: string): void {
@@ -50,6 +89,23 @@ export function ensureDataDir(dir: string): void {
   } catch {
     throw new StartupError(`data dir ${dir} is not writable by this user`);
   }
+  tighten(dir, DATA_DIR_MODE, true);
+}
+
+/**
+ * Make the database file private before SQLite opens it: create `file` with mode 0600 when it is
+ * missing (SQLite would create it 0644 & ~umask, and gives `-wal`/`-shm` the database file's mode),
+ * and tighten an existing database, `-wal` or `-shm` of ours to 0600. Files owned by another user
+ * are left as they are.
+ * @throws StartupError when the file cannot be created or restricted.
+ */
+export function prepareDatabaseFiles(file: string): void {
+  try {
+    fs.closeSync(fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, DB_FILE_MODE));
+  } catch (err) {
+    throw new StartupError(`cannot create database file ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) tighten(f, DB_FILE_MODE);
 }
 
 /**
@@ -79,7 +135,9 @@ export function assertSqliteFile(file: string): void {
 }
 
 /**
- * Open (creating if needed) the database at `<dataDir>/prospero.db` and apply migrations.
+ * Open (creating if needed) the database at `<dataDir>/prospero.db` and apply migrations. The
+ * data dir is made 0700 and the database files 0600 when they are ours ({@link ensureDataDir},
+ * {@link prepareDatabaseFiles}).
  * @param migrationsDir override for tests.
  * @throws StartupError for an unusable data dir, a non-SQLite file, or migration problems.
  */
@@ -87,6 +145,7 @@ export async function openDatabase(dataDir: string, migrationsDir?: string): Pro
   ensureDataDir(dataDir);
   const file = path.join(dataDir, DB_FILE);
   assertSqliteFile(file);
+  prepareDatabaseFiles(file);
   const migrationFiles = readMigrations(migrationsDir);
   let raw: Database;
   try {

@@ -14,6 +14,8 @@ export interface UsageQuery {
   since: Date;
   until: Date;
   groupBy: readonly UsageGroupBy[];
+  /** Count only these workspaces (a workspace-scoped token's view); absent = all. */
+  workspaces?: readonly string[] | null;
 }
 
 /** One usage row. Token counts in tokens, cost in USD. Grouping fields are null when not grouped. */
@@ -67,6 +69,10 @@ export async function aggregateUsage(db: PrismaClient, q: UsageQuery): Promise<U
     throw new ValidationFailed([{ path: ["since"], message: "must be before until" }]);
   }
   const dims = [...new Set(q.groupBy)].sort() as UsageGroupBy[];
+  const only = q.workspaces ?? null;
+  if (only !== null && only.length === 0) return [];
+  // Parameters after since/until: the allowed workspace names (bound, never interpolated).
+  const inList = only === null ? "" : ` IN (${only.map(() => "?").join(", ")})`;
   const select = dims.map((d) => `${DIM_SQL[d]} AS ${d}`);
   const groupBy = dims.length ? `GROUP BY ${dims.map((d) => DIM_SQL[d]).join(", ")}` : "";
   const turnSql = `SELECT ${[
@@ -78,7 +84,9 @@ export async function aggregateUsage(db: PrismaClient, q: UsageQuery): Promise<U
     "SUM(COALESCE(json_extract(payload, '$.estimatedCostUsd'), 0)) AS cost",
     "SUM(CASE WHEN json_extract(payload, '$.estimatedCostUsd') IS NULL THEN 1 ELSE 0 END) AS unpriced",
     "COUNT(*) AS turns",
-  ].join(", ")} FROM "Event" WHERE kind = 'turn_completed' AND ts >= ? AND ts < ? ${groupBy}`;
+  ].join(
+    ", ",
+  )} FROM "Event" WHERE kind = 'turn_completed' AND ts >= ? AND ts < ?${inList ? ` AND workspace${inList}` : ""} ${groupBy}`;
   // Outcomes: terminal status transitions in the window; their model is the run's model.
   const outcomeDims = dims.map((d) =>
     d === "model"
@@ -106,12 +114,13 @@ export async function aggregateUsage(db: PrismaClient, q: UsageQuery): Promise<U
     "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'crashed' THEN 1 ELSE 0 END) AS crashed",
   ].join(", ")} FROM "Event" e LEFT JOIN "Agent" a ON a.id = e.agentId
     WHERE e.kind = 'status_changed' AND json_extract(e.payload, '$.to') IN ('done','failed','killed','crashed')
-      AND e.ts >= ? AND e.ts < ? ${outcomeGroup}`;
+      AND e.ts >= ? AND e.ts < ?${inList ? ` AND e.workspace${inList}` : ""} ${outcomeGroup}`;
   const since = q.since.getTime();
   const until = q.until.getTime();
   type Raw = Record<string, unknown>;
-  const turns = await db.$queryRawUnsafe<Raw[]>(turnSql, since, until);
-  const outcomes = await db.$queryRawUnsafe<Raw[]>(outcomeSql, since, until);
+  const params = [since, until, ...(only ?? [])];
+  const turns = await db.$queryRawUnsafe<Raw[]>(turnSql, ...params);
+  const outcomes = await db.$queryRawUnsafe<Raw[]>(outcomeSql, ...params);
   const key = (r: Raw) => JSON.stringify(dims.map((d) => r[d] ?? null));
   const rows = new Map<string, UsageRow>();
   const rowFor = (r: Raw): UsageRow => {

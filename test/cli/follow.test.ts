@@ -92,7 +92,9 @@ describe("spawn and follow", () => {
     const proxy = await cuttableProxy(h.url);
     try {
       const id = await spawnAgent(h.url, "pause midway fake:hold=60000");
-      const child = spawn(process.execPath, [PROSPERO_BIN, "follow", id, "--json", "--url", proxy.url]);
+      const child = spawn(process.execPath, [PROSPERO_BIN, "follow", id, "--json", "--url", proxy.url], {
+        env: { ...process.env, PROSPERO_TOKEN: h.token },
+      });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -122,7 +124,9 @@ describe("spawn and follow", () => {
 
   it("Ctrl-C stops following with exit 130 and says how to continue", async () => {
     const id = await spawnAgent(h.url, "pause fake:hold=60000");
-    const child = spawn(process.execPath, [PROSPERO_BIN, "follow", id, "--url", h.url]);
+    const child = spawn(process.execPath, [PROSPERO_BIN, "follow", id, "--url", h.url], {
+      env: { ...process.env, PROSPERO_TOKEN: h.token },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

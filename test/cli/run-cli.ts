@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import net from "node:net";
 import { PROSPERO_BIN } from "../helpers/serve-process.js";
+import { HARNESS_TOKENS } from "../helpers/app-harness.js";
 
 /** What a CLI run produced. */
 export interface CliRun {
@@ -12,7 +13,8 @@ export interface CliRun {
 
 /**
  * Run `prospero <args>` with PROSPERO_URL=`url` (unless `env` overrides it), NO_COLOR unset and
- * pipes for stdout/stderr (so no TTY: no colors, no spinner).
+ * pipes for stdout/stderr (so no TTY: no colors, no spinner). For a gateway started by
+ * `startAppHarness` in this process, PROSPERO_TOKEN is its admin token (unless `env` sets it).
  * @throws (rejects) when it does not exit within `timeoutMs` (the process is killed).
  */
 export function cli(
@@ -23,7 +25,13 @@ export function cli(
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [PROSPERO_BIN, ...args], {
-      env: { ...process.env, PROSPERO_URL: url, FORCE_COLOR: undefined, ...env },
+      env: {
+        ...process.env,
+        PROSPERO_URL: url,
+        FORCE_COLOR: undefined,
+        ...harnessToken(url),
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -41,6 +49,13 @@ export function cli(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** PROSPERO_TOKEN for `url`: its harness's admin token, else the only harness's (a proxy in front of it). */
+function harnessToken(url: string): { PROSPERO_TOKEN?: string } {
+  const token =
+    HARNESS_TOKENS.get(url) ?? (HARNESS_TOKENS.size === 1 ? [...HARNESS_TOKENS.values()][0] : undefined);
+  return token ? { PROSPERO_TOKEN: token } : {};
 }
 
 /** Run with `--json` and parse stdout. @throws when the exit code is not 0 or stdout is not JSON. */

@@ -20,11 +20,20 @@ describe("workspace commands", () => {
   it("add, conflict (4), config merges fields, daemon unreachable (5), bad provider (2), rm, rm again (3)", async () => {
     const root = path.join(path.dirname(h.d.ws.root), "second");
     fs.mkdirSync(root);
-    const add = await cli(h.url, ["workspace", "add", "second", root, "--model", "m-1", "--env", "A=1"]);
+    const add = await cli(h.url, [
+      "workspace",
+      "add",
+      "second",
+      root,
+      "--model",
+      "m-1",
+      "--env",
+      "LANG=C.UTF-8",
+    ]);
     expect(add.stderr).toBe("");
     expect(add.code).toBe(0);
     expect(add.stdout).toMatch(
-      /^registered second at \S+second · \S+ · provider default · model m-1 · env A$/m,
+      /^registered second at \S+second · \S+ · provider default · model m-1 · env LANG$/m,
     );
     const conflict = await cli(h.url, ["workspace", "add", "other", root]);
     expect(conflict.code).toBe(4);
@@ -35,7 +44,7 @@ describe("workspace commands", () => {
     expect(model.stderr).toBe("");
     expect(model).toMatchObject({
       code: 0,
-      stdout: expect.stringMatching(/^configured second at .* · model m-2 · env A$/m),
+      stdout: expect.stringMatching(/^configured second at .* · model m-2 · env LANG$/m),
     });
     const ls = await cliJson<{ workspaces: { name: string; config: Record<string, unknown> }[] }>(h.url, [
       "workspace",
@@ -46,10 +55,12 @@ describe("workspace commands", () => {
       model: "m-2",
       baseUrl: null,
       apiKeyFromEnv: null,
-      env: [{ name: "A", value: "1" }],
+      apiKeySet: false,
+      // Env values are write-only: the API says a value is set, never what it is.
+      env: [{ name: "LANG", valueSet: true }],
     });
     // A change to the daemon's environment needs its caliband, which does not run for "second".
-    const needsDaemon = await cli(h.url, ["workspace", "config", "second", "--env", "B=2"]);
+    const needsDaemon = await cli(h.url, ["workspace", "config", "second", "--env", "TZ=UTC"]);
     expect(needsDaemon.code).toBe(5);
     expect(needsDaemon.stderr).toMatch(
       /^prospero: workspace config second: caliband unreachable .*\[UNREACHABLE\]\n$/,

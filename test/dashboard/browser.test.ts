@@ -43,7 +43,8 @@ async function openPage(hash = ""): Promise<Page> {
   context = await newContext();
   const page = await context.newPage();
   errors = watchErrors(page);
-  await page.goto(`${h.url}/${hash}`);
+  // Signed in as an operator would be: the URL the gateway logs, with the admin token.
+  await page.goto(`${h.url}/?token=${encodeURIComponent(h.token)}${hash}`);
   await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
   return page;
 }
@@ -79,8 +80,20 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
         });
       }
     });
-    const res = await page.goto(`${h.url}/`);
+    const res = await page.goto(`${h.url}/?token=${encodeURIComponent(h.token)}`);
     expect(res?.status()).toBe(200);
+    // The token was exchanged for an HttpOnly, SameSite=Strict session cookie and left the URL.
+    expect(page.url()).toBe(`${h.url}/`);
+    const cookies = await context.cookies();
+    expect(cookies).toEqual([
+      expect.objectContaining({
+        name: h.app.gateway.cookieName,
+        httpOnly: true,
+        sameSite: "Strict",
+        path: "/",
+      }),
+    ]);
+    expect(cookies[0]?.value).not.toContain(h.token);
     const headers = res?.headers() ?? {};
     expect(headers["content-security-policy"]).toBe(DASHBOARD_CSP);
     expect(headers["x-content-type-options"]).toBe("nosniff");
@@ -117,7 +130,7 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
     expect((await fetch(`${h.url}/no-such-file.js`)).status).toBe(404);
     const post = await fetch(`${h.url}/graphql`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${h.token}` },
       body: JSON.stringify({ query: "{ version }" }),
     });
     expect(((await post.json()) as { data: { version: string } }).data.version).toMatch(/\d/);
@@ -276,7 +289,7 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
         server.send(m);
       });
     });
-    await page.goto(`${h.url}/#/agent/${id}`);
+    await page.goto(`${h.url}/?token=${encodeURIComponent(h.token)}#/agent/${id}`);
     const form = page.getByRole("form", { name: "Input to the agent" });
     await form.waitFor();
     const timeline = page.getByRole("region", { name: "Timeline" });
@@ -298,7 +311,8 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
     expect(texts.filter((t) => t === "You said: ping from the browser")).toHaveLength(1);
     expect(await timeline.locator("li.entry").count()).toBeGreaterThan(before);
     expect(await timeline.locator("li.entry-note", { hasText: "Spawned as" }).count()).toBe(1);
-    expect(await timeline.locator("li.entry-usage").count()).toBe(3);
+    // The reply's turn usage follows its text (a later event of the same turn).
+    await eventually(() => timeline.locator("li.entry-usage").count()).toBe(3);
 
     // End input: confirmation, then the run finishes.
     await page.getByRole("button", { name: "End input", exact: true }).click();

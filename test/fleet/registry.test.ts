@@ -17,12 +17,15 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(opts: { autostart?: boolean } = {}): Promise<{ d: DaemonFixture; h: FleetHarness }> {
+async function setup(
+  opts: { autostart?: boolean; allowEnv?: string[] } = {},
+): Promise<{ d: DaemonFixture; h: FleetHarness }> {
   const d = await startDaemon();
   cleanups.push(() => d.close());
   const h = await startFleet({
     runtimeDir: d.ws.runtime,
     ...(opts.autostart ? { autostart: true, calibandBin: SIM } : {}),
+    ...(opts.allowEnv ? { allowEnv: opts.allowEnv } : {}),
   });
   cleanups.push(() => h.close());
   return { d, h };
@@ -117,7 +120,8 @@ describe("workspace registry", () => {
     await h.fleet.addWorkspace({
       name: "demo",
       root: d.ws.root,
-      config: { provider: "anthropic", apiKeyFromEnv: "PROSPERO_TEST_UNSET_KEY" },
+      // A name apiKeyFromEnv may name (*_API_KEY; PROSPERO_* never), unset in the test's env.
+      config: { provider: "anthropic", apiKeyFromEnv: "TEST_UNSET_ANTHROPIC_API_KEY" },
     });
     await expect(h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "hi" })).rejects.toMatchObject({
       code: "PROVIDER_MISCONFIGURED",
@@ -126,7 +130,9 @@ describe("workspace registry", () => {
   });
 
   it("a daemon-env change waits for live agents unless forced; force restarts caliband and names the orphans", async () => {
-    const { d, h } = await setup({ autostart: true });
+    // FOO is not on the built-in env allowlist: the operator allows it (--allow-env), and the
+    // restarted daemon is given it.
+    const { d, h } = await setup({ autostart: true, allowEnv: ["FOO"] });
     await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
     const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "long fake:hold=60000" });
     // provider/model only: applied at once, no restart.

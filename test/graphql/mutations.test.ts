@@ -188,12 +188,12 @@ describe("mutations: typed errors, nothing changed", () => {
         workspace: { pendingConfig: { env: { name: string }[] } };
       };
     }>(
-      `mutation { updateWorkspaceConfig(name: "demo", config: { env: [{ name: "FOO", value: "1" }] }) { ... on UpdateWorkspaceConfigPayload { applied pendingOn workspace { pendingConfig { env { name } } } } } }`,
+      `mutation { updateWorkspaceConfig(name: "demo", config: { env: [{ name: "ANTHROPIC_LOG", value: "1" }] }) { ... on UpdateWorkspaceConfigPayload { applied pendingOn workspace { pendingConfig { env { name } } } } } }`,
     );
     expect(cfg.data?.updateWorkspaceConfig).toEqual({
       applied: false,
       pendingOn: [live.data!.spawnAgent.agent.agentId],
-      workspace: { pendingConfig: { env: [{ name: "FOO" }] } },
+      workspace: { pendingConfig: { env: [{ name: "ANTHROPIC_LOG" }] } },
     });
   });
 });
@@ -204,7 +204,7 @@ describe("configuration changes that cannot be applied", () => {
     await h.d.daemon.shutdown(); // nothing answers and autostart is off
     const before = await h.app.db.prisma.workspace.findUnique({ where: { name: "demo" } });
     const res = await h.gql<R>(
-      `mutation { updateWorkspaceConfig(name: "demo", config: { env: [{ name: "FOO", value: "1" }] }) { ${RESULT} } }`,
+      `mutation { updateWorkspaceConfig(name: "demo", config: { env: [{ name: "ANTHROPIC_LOG", value: "1" }] }) { ${RESULT} } }`,
     );
     expect(res.data?.updateWorkspaceConfig).toMatchObject({ __typename: "UnreachableError" });
     expect(await h.app.db.prisma.workspace.findUnique({ where: { name: "demo" } })).toEqual(before);

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { ReplayLimiter } from "../../src/bus/replay-limiter.js";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 
@@ -135,11 +136,20 @@ describe("GraphQL queries", () => {
       },
     });
     // Execute with a context whose Prisma client counts every database operation.
+    const { ReplayLimiter } = await import("../../src/bus/replay-limiter.js");
+    const admin = h.app.tokens.verify(h.token);
+    if (!admin.ok) throw new Error("the admin token does not verify");
     const services = {
       prisma: counting as unknown as typeof prisma,
       fleet: h.app.fleet,
       store: h.app.store,
       bus: h.app.bus,
+      tokens: h.app.tokens,
+      audit: h.app.audit,
+      replays: new ReplayLimiter(),
+      auth: admin.principal,
+      remoteAddress: null,
+      clientKey: "test",
     };
     const { execute, parse } = await import("graphql");
     const { buildSchema } = await import("../../src/schema/index.js");
@@ -157,6 +167,19 @@ describe("GraphQL queries", () => {
   });
 });
 
+/** The app's long-lived GraphQL services (for a second gateway on the same store). */
+function services(app: AppHarness["app"]) {
+  return {
+    prisma: app.db.prisma,
+    fleet: app.fleet,
+    store: app.store,
+    bus: app.bus,
+    tokens: app.tokens,
+    audit: app.audit,
+    replays: new ReplayLimiter(),
+  };
+}
+
 describe("robustness", () => {
   it("rejects over-deep and over-aliased queries, and request bodies over the limit", async () => {
     h = await startAppHarness({ register: false });
@@ -167,7 +190,7 @@ describe("robustness", () => {
     expect((await h.gql(aliases)).errors?.[0]?.message).toMatch(/alias/i);
     const big = await fetch(`${h.url}/graphql`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${h!.token}` },
       body: JSON.stringify({ query: `{ version }`, variables: { pad: "x".repeat(2 * 1024 * 1024) } }),
     });
     expect(big.status).toBe(413);
@@ -200,14 +223,16 @@ describe("robustness", () => {
         workspacesHealthy: 0,
         workspacesUnreachable: 0,
       }),
-      context: () => ({ prisma: broken, fleet: app.fleet, store: app.store, bus: app.bus }),
+      context: () => ({ ...services(app), prisma: broken }),
       isDev: false,
+      insecure: false,
+      access: { bind: "127.0.0.1", tls: false, publicHosts: [], corsOrigins: [], trustProxy: [] },
     });
     try {
       const post = async (query: string) => {
         const r = await fetch(`${gw.url}/graphql`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", authorization: `Bearer ${h!.token}` },
           body: JSON.stringify({ query }),
         });
         return (await r.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };

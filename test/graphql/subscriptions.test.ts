@@ -82,7 +82,9 @@ describe("subscriptions", () => {
   it("a malformed document is an error for that subscription only; the connection and its other subscriptions go on", async () => {
     h = await startAppHarness();
     await agentWithEvents(h, "dddddddddddd", 3);
-    const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+    const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws", {
+      headers: { authorization: `Bearer ${h.token}` },
+    });
     const messages: { id?: string; type: string; payload?: unknown }[] = [];
     let closedWith: number | null = null;
     ws.on("message", (d: Buffer) => messages.push(JSON.parse(d.toString()) as (typeof messages)[number]));
@@ -131,7 +133,9 @@ describe("subscriptions", () => {
     const id = await spawn(h, "quick");
     await waitFor(() => h!.app.fleet.state.agent(id)?.status === "done", 10_000, "done");
     const url = `${h.url}/graphql?query=${encodeURIComponent(AGENT_EVENTS)}&variables=${encodeURIComponent(JSON.stringify({ id }))}`;
-    const res = await fetch(url, { headers: { accept: "text/event-stream" } });
+    const res = await fetch(url, {
+      headers: { accept: "text/event-stream", authorization: `Bearer ${h.token}` },
+    });
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
     const body = await res.text(); // the stream ends by itself after the terminal status
     const events = body
@@ -144,7 +148,7 @@ describe("subscriptions", () => {
     const unknown = await fetch(
       `${h.url}/graphql?query=${encodeURIComponent(AGENT_EVENTS)}&variables=${encodeURIComponent(JSON.stringify({ id: "000000000000" }))}`,
       {
-        headers: { accept: "text/event-stream" },
+        headers: { accept: "text/event-stream", authorization: `Bearer ${h.token}` },
       },
     );
     expect(await unknown.text()).toMatch(/agent not found/);
@@ -166,7 +170,7 @@ describe("subscriptions", () => {
     const res = await fetch(
       `${h.url}/graphql?query=${encodeURIComponent(AGENT_EVENTS)}&variables=${encodeURIComponent(JSON.stringify({ id: "aaaaaaaaaaaa" }))}`,
       {
-        headers: { accept: "text/event-stream" },
+        headers: { accept: "text/event-stream", authorization: `Bearer ${h.token}` },
         signal: ctrl.signal,
       },
     );
@@ -180,7 +184,9 @@ describe("subscriptions", () => {
   it("a paused client receiving 100,000 events keeps memory bounded and gets a Gap, then every event in order", async () => {
     h = await startAppHarness();
     await agentWithEvents(h, "bbbbbbbbbbbb", 1);
-    const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+    const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws", {
+      headers: { authorization: `Bearer ${h.token}` },
+    });
     const received: string[] = [];
     let acked = false;
     ws.on("message", (d: Buffer) => {

@@ -1,7 +1,9 @@
 /**
  * The whole gateway in-process (startApp: store, fleet, yoga, graphql-ws on a real port) next to
- * an in-process caliband double, for API tests.
+ * an in-process caliband double, for API tests. Every request is authenticated as users do it:
+ * over the real port with the bootstrap admin token (or another token given per call).
  */
+import fs from "node:fs";
 import path from "node:path";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
@@ -10,20 +12,40 @@ import { resolveConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { startDaemon, type DaemonFixture } from "./fleet-harness.js";
 
+/** A GraphQL response as the tests read it. */
+export interface GqlResponse<T> {
+  data?: T;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
 /** A running gateway and its daemon. */
 export interface AppHarness {
   app: App;
   d: DaemonFixture;
   url: string;
-  /** POST a GraphQL operation through `yoga.fetch` (in-process, no socket). */
+  /** The bootstrap admin token (what a local operator's CLI uses). */
+  token: string;
+  /** The environment the gateway runs with (its endpoint record for local clients lives there). */
+  env: NodeJS.ProcessEnv;
+  /** POST a GraphQL operation over the real port, as `token` (default: the admin token). */
   gql<T = Record<string, unknown>>(
     query: string,
     variables?: Record<string, unknown>,
-  ): Promise<{ data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
-  /** A graphql-ws client on the real port. */
-  ws(): Client;
+    token?: string,
+  ): Promise<GqlResponse<T>>;
+  /** A graphql-ws client on the real port, authenticated with `token` (default: the admin token). */
+  ws(token?: string): Client;
+  /** Create a token through the API and return its secret. */
+  createToken(input: {
+    name: string;
+    role: "VIEWER" | "OPERATOR" | "ADMIN";
+    workspaces?: string[];
+  }): Promise<string>;
   close(): Promise<void>;
 }
+
+/** Gateway URL → admin token of harnesses running in this process (for the CLI helper). */
+export const HARNESS_TOKENS = new Map<string, string>();
 
 /** Start the gateway with a fresh data dir and a daemon for workspace "demo" (registered). */
 export async function startAppHarness(opts: { register?: boolean } = {}): Promise<AppHarness> {
@@ -32,36 +54,62 @@ export async function startAppHarness(opts: { register?: boolean } = {}): Promis
     { dataDir: path.join(d.ws.tmp, "gw"), port: "0", pollIntervalMs: "100", autostart: false },
     { HOME: process.env.HOME },
   );
-  const app = await startApp(config, silentLogger, {
-    isDev: true,
-    env: { ...process.env, CALIBAN_DAEMON_RUNTIME_DIR: d.ws.runtime },
-  });
+  // The gateway's endpoint record for local clients goes under this test's own runtime dir.
+  const xdg = path.join(d.ws.tmp, "xdg-runtime");
+  fs.mkdirSync(xdg, { recursive: true, mode: 0o700 });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CALIBAN_DAEMON_RUNTIME_DIR: d.ws.runtime,
+    XDG_RUNTIME_DIR: xdg,
+  };
+  delete env.PROSPERO_ADMIN_TOKEN;
+  const app = await startApp(config, silentLogger, { isDev: true, env, showTokenInLog: false });
   if (opts.register !== false) await app.fleet.addWorkspace({ name: "demo", root: d.ws.root });
   const clients: Client[] = [];
+  const token = app.adminToken;
+  HARNESS_TOKENS.set(app.gateway.url, token);
+  const gql = async <T>(
+    query: string,
+    variables?: Record<string, unknown>,
+    as = token,
+  ): Promise<GqlResponse<T>> => {
+    const res = await fetch(`${app.gateway.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${as}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await res.json()) as GqlResponse<T>;
+  };
   return {
     app,
     d,
     url: app.gateway.url,
-    async gql(query, variables) {
-      const res = await app.gateway.yoga.fetch("http://gateway/graphql", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ query, variables }),
-      });
-      return (await res.json()) as never;
-    },
-    ws() {
+    token,
+    env,
+    gql,
+    ws(as = token) {
       const c = createClient({
         url: `${app.gateway.url.replace("http", "ws")}/graphql`,
         webSocketImpl: WebSocket,
         retryAttempts: 0,
         lazy: true,
+        connectionParams: { authorization: `Bearer ${as}` },
       });
       clients.push(c);
       return c;
     },
+    async createToken(input) {
+      const r = await gql<{ createToken: { __typename: string; secret?: string; message?: string } }>(
+        `mutation($input: CreateTokenInput!) { createToken(input: $input) { __typename ... on CreateTokenPayload { secret } ... on Error { message } } }`,
+        { input },
+      );
+      const secret = r.data?.createToken.secret;
+      if (!secret) throw new Error(`createToken failed: ${JSON.stringify(r)}`);
+      return secret;
+    },
     async close() {
       for (const c of clients) await c.dispose();
+      HARNESS_TOKENS.delete(app.gateway.url);
       await app.stop();
       await d.close();
     },

@@ -1,6 +1,12 @@
-/** Runs `prospero serve` as a real child process for end-to-end tests. */
+/**
+ * Runs `prospero serve` as a real child process for end-to-end tests. Each process gets its own
+ * XDG_RUNTIME_DIR (unless the test gives one), so the endpoint records gateways write for local
+ * clients stay out of the user's own state directory.
+ */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
+import { tmpDir } from "./tmp.js";
 
 /** Path of the `prospero` executable. */
 export const PROSPERO_BIN = path.resolve(import.meta.dirname, "../../bin/prospero.js");
@@ -14,6 +20,13 @@ export interface ServeProcess {
   stderr: () => string;
   /** Resolves with the exit code (or signal name) when the process ends. */
   exited: Promise<number | string>;
+  /** The environment it runs with (its XDG_RUNTIME_DIR holds its endpoint record). */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The environment of a child gateway or CLI: ours, a private XDG_RUNTIME_DIR, then `env`. */
+function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...process.env, XDG_RUNTIME_DIR: tmpDir("xdg-"), PROSPERO_ADMIN_TOKEN: undefined, ...env };
 }
 
 /** Run `prospero <args>` to completion; resolves with exit code, stdout and stderr. */
@@ -22,7 +35,7 @@ export function runProspero(
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [PROSPERO_BIN, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [PROSPERO_BIN, ...args], { env: childEnv(env) });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -40,9 +53,8 @@ export function startServe(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 20_000,
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [PROSPERO_BIN, "serve", "--port", "0", ...args], {
-    env: { ...process.env, ...env },
-  });
+  const fullEnv = childEnv(env);
+  const child = spawn(process.execPath, [PROSPERO_BIN, "serve", "--port", "0", ...args], { env: fullEnv });
   let stderr = "";
   const exited = new Promise<number | string>((resolve) =>
     child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)),
@@ -57,7 +69,7 @@ export function startServe(
       const m = /"url":"(http:\/\/[^"]+)"/.exec(stderr);
       if (m?.[1]) {
         clearTimeout(timer);
-        resolve({ child, url: m[1], stderr: () => stderr, exited });
+        resolve({ child, url: m[1], stderr: () => stderr, exited, env: fullEnv });
       }
     });
     void exited.then((code) => {
@@ -82,4 +94,19 @@ export async function waitForStatus(url: string, status: number, timeoutMs = 15_
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms (last: ${last})`);
+}
+
+/**
+ * The admin token of a started gateway: read from the token file its "open the dashboard" log line
+ * names (waiting up to `timeoutMs` for that line).
+ * @throws Error when the line does not appear in time.
+ */
+export async function serveToken(p: ServeProcess, timeoutMs = 20_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const m = /"tokenFile":"([^"]+)"/.exec(p.stderr());
+    if (m?.[1]) return fs.readFileSync(m[1], "utf8").trim();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the gateway never logged its token file:\n${p.stderr()}`);
 }

@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 function client(opts: Partial<Parameters<typeof createProsperoClient>[0]> = {}): ProsperoClient {
-  const c = createProsperoClient({ url: h.url, ...opts });
+  const c = createProsperoClient({ url: h.url, token: h.token, ...opts });
   clients.push(c);
   return c;
 }
@@ -101,15 +101,21 @@ describe("requests", () => {
 
   it("headers (static or per request) are sent; a non-GraphQL answer is a NetworkError with its status", async () => {
     const seen: Record<string, string>[] = [];
+    // Headers given by the caller are sent as they are (here the Authorization header, which
+    // then replaces the client's own token).
     const c = client({
-      headers: async () => ({ authorization: "Bearer t0k3n" }),
+      headers: async () => ({ authorization: `Bearer ${h.token}`, "x-trace": "t0k3n" }),
       fetch: async (input, init) => {
         seen.push(Object.fromEntries(new Headers(init.headers).entries()));
         return fetch(input, init);
       },
     });
     await c.request(WorkspacesDocument);
-    expect(seen[0]).toMatchObject({ authorization: "Bearer t0k3n", "content-type": "application/json" });
+    expect(seen[0]).toMatchObject({
+      authorization: `Bearer ${h.token}`,
+      "x-trace": "t0k3n",
+      "content-type": "application/json",
+    });
     const proxy = client({ fetch: async () => new Response("<html>bad gateway</html>", { status: 502 }) });
     await expect(proxy.request(WorkspacesDocument)).rejects.toMatchObject({
       name: "NetworkError",
@@ -244,7 +250,7 @@ describe("agentEvents", () => {
   });
 
   it("dispose() ends pending streams with a NetworkError; later subscriptions fail the same way", async () => {
-    const c = createProsperoClient({ url: h.url });
+    const c = createProsperoClient({ url: h.url, token: h.token });
     const id = await spawn(c, "wait fake:hold=60000");
     const seen: number[] = [];
     const pending = c.agentEvents(id, { onEvent: (e) => seen.push(e.seq) });

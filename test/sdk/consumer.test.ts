@@ -66,9 +66,10 @@ function run(
   cmd: string,
   args: string[],
   cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, NODE_OPTIONS: "" } });
+    const child = spawn(cmd, args, { cwd, env: { ...env, NODE_OPTIONS: "" } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -128,7 +129,10 @@ describe("the SDK from outside the package", () => {
   });
 
   it("runs against a real gateway: spawn, follow to completion, typed events", async () => {
-    const r = await run(process.execPath, ["--import", TSX_LOADER, "consumer.ts", h.url], dir);
+    // No token is given: on the gateway's machine the SDK finds the local gateway's admin token
+    // by itself (the gateway's endpoint record under XDG_RUNTIME_DIR, then its admin-token file).
+    const env = { ...h.env, PROSPERO_TOKEN: undefined, PROSPERO_DATA_DIR: undefined };
+    const r = await run(process.execPath, ["--import", TSX_LOADER, "consumer.ts", h.url], dir, env);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const result = JSON.parse(r.stdout) as {

@@ -18,10 +18,18 @@ afterEach(async () => {
   p = undefined;
 });
 
-async function gql<T>(url: string, query: string): Promise<T> {
+/** The admin token from the demo's "open the dashboard" log line (demo mode prints the URL with it). */
+function demoToken(p: ServeProcess): string {
+  const m = /"dashboard":"(http:[^"]+)"/.exec(p.stderr());
+  const token = m?.[1] ? new URL(m[1]).searchParams.get("token") : null;
+  if (!token) throw new Error(`no dashboard URL with a token in the log:\n${p.stderr()}`);
+  return token;
+}
+
+async function gql<T>(url: string, query: string, token: string): Promise<T> {
   const res = await fetch(`${url}/graphql`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
     body: JSON.stringify({ query }),
   });
   return ((await res.json()) as { data: T }).data;
@@ -33,6 +41,16 @@ describe("prospero serve --demo", () => {
     await waitForStatus(`${p.url}/readyz`, 200);
     const dir = /"dir":"([^"]+)"/.exec(p.stderr())?.[1];
     expect(dir && fs.existsSync(dir)).toBeTruthy();
+    await waitFor(() => /"dashboard":"http/.test(p!.stderr()), 10_000, "the dashboard URL in the log");
+    const token = demoToken(p);
+    // The CLI on the same machine finds the demo's token by itself: `prospero status` with no flags.
+    const status = await runProspero(["status", "--url", p.url], {
+      XDG_RUNTIME_DIR: p.env.XDG_RUNTIME_DIR,
+      PROSPERO_TOKEN: undefined,
+    });
+    expect(status.stderr).toBe("");
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/gateway\s+http:\/\/127\.0\.0\.1:\d+.*ready/);
     type Agents = {
       workspaces: {
         name: string;
@@ -45,6 +63,7 @@ describe("prospero serve --demo", () => {
         const d = await gql<Agents>(
           p!.url,
           `{ workspaces { name health { state } agents { edges { node { name status } } } } }`,
+          token,
         );
         const names = d.workspaces[0]?.agents.edges.map((e) => e.node.name) ?? [];
         return names.length >= 3 ? d : undefined;
@@ -62,6 +81,7 @@ describe("prospero serve --demo", () => {
     const added = await gql<{ addWorkspace: { __typename: string } }>(
       p.url,
       `mutation { addWorkspace(name: "extra", root: "${extra}") { __typename } }`,
+      token,
     );
     expect(added.addWorkspace.__typename).toBe("AddWorkspacePayload");
     p.child.kill("SIGTERM");

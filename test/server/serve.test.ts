@@ -4,7 +4,13 @@ import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
-import { runProspero, startServe, waitForStatus, type ServeProcess } from "../helpers/serve-process.js";
+import {
+  runProspero,
+  serveToken,
+  startServe,
+  waitForStatus,
+  type ServeProcess,
+} from "../helpers/serve-process.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const running: ServeProcess[] = [];
@@ -33,10 +39,10 @@ async function logged(p: ServeProcess, re: RegExp, timeoutMs = 10_000): Promise<
   throw new Error(`log never matched ${re}:\n${p.stderr()}`);
 }
 
-async function gql(url: string, query: string): Promise<unknown> {
+async function gql(url: string, query: string, token?: string): Promise<unknown> {
   const res = await fetch(`${url}/graphql`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query }),
   });
   return res.json();
@@ -51,12 +57,22 @@ describe("prospero serve", () => {
     expect(await ready.json()).toMatchObject({ ready: true, migrationsApplied: true, storeWritable: true });
     expect(fs.existsSync(path.join(data, "prospero.db"))).toBe(true);
 
-    expect(await gql(p.url, "{ __typename }")).toEqual({ data: { __typename: "Query" } });
+    // Closed by default: nothing without the token, which the first start created (mode 0600).
+    const token = await serveToken(p);
+    expect(fs.readFileSync(path.join(data, "admin-token"), "utf8").trim()).toBe(token);
+    expect(fs.statSync(path.join(data, "admin-token")).mode & 0o777).toBe(0o600);
+    expect(await gql(p.url, "{ __typename }")).toMatchObject({
+      errors: [{ extensions: { code: "UNAUTHENTICATED" } }],
+    });
+    expect(await gql(p.url, "{ __typename }", token)).toEqual({ data: { __typename: "Query" } });
+    // Not a TTY: the log names the token file but does not print the token.
+    expect(p.stderr()).not.toContain(token);
 
     const client = createClient({
       url: `${p.url.replace("http", "ws")}/graphql`,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${token}` },
     });
     const viaWs = await new Promise((resolve, reject) => {
       let result: unknown;
@@ -70,20 +86,26 @@ describe("prospero serve", () => {
 
     const page = await fetch(`${p.url}/graphql`, { headers: { accept: "text/html" } });
     expect(page.status).toBe(200);
-    expect(await page.text()).toMatch(/<title>Prospero<\/title>[\s\S]*graphiql/i);
+    expect(await page.text()).toMatch(/<title>Prospero GraphiQL<\/title>[\s\S]*graphiql/i);
   });
 
   it("exits 0 on SIGTERM, keeps the data across a restart, and applies no migration twice", async () => {
     const data = tmpDir();
     const first = await serve(["--data-dir", data]);
     await waitForStatus(`${first.url}/readyz`, 200);
-    expect(await logged(first, /"applied":\[[^\]]*\]/)).toMatch(/"applied":\["\d+_init"\]/);
+    expect(await logged(first, /"applied":\[[^\]]*\]/)).toMatch(/"applied":\["\d+_init",/);
+    const token = await serveToken(first);
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
 
     const second = await serve(["--data-dir", data]);
     await waitForStatus(`${second.url}/readyz`, 200);
     expect(await logged(second, /"applied":\[[^\]]*\]/)).toBe('"applied":[]');
+    // The admin token survives the restart (same file, same secret, still accepted).
+    expect(await serveToken(second)).toBe(token);
+    expect(await gql(second.url, "{ viewer { name role } }", token)).toEqual({
+      data: { viewer: { name: "admin", role: "ADMIN" } },
+    });
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(0);
   });
@@ -91,7 +113,10 @@ describe("prospero serve", () => {
   it("SIGTERM with a WebSocket client that stopped reading: exits 0 after the 5 s grace, not ws's 30 s close timeout", async () => {
     const p = await serve(["--data-dir", tmpDir()]);
     await waitForStatus(`${p.url}/readyz`, 200);
-    const ws = new WebSocket(`${p.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+    const token = await serveToken(p);
+    const ws = new WebSocket(`${p.url.replace("http", "ws")}/graphql`, "graphql-transport-ws", {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const acked = new Promise<void>((resolve) =>
       ws.on("message", (d: Buffer) => {
         if (d.toString().includes("connection_ack")) resolve();

@@ -36,9 +36,12 @@ describe("migrations", () => {
     const expected = introspect(fromPrisma);
     expect(Object.keys(expected).sort()).toEqual([
       "Agent",
+      "ApiToken",
+      "AuditEntry",
       "Event",
       "Frame",
       "IngestCursor",
+      "Session",
       "StreamHead",
       "Workspace",
     ]);

@@ -7,7 +7,14 @@ import { createClient, type Client } from "graphql-ws";
 import { GRAPHQL_PATH } from "./http.js";
 
 /** What the connection is doing, for the status line. */
-export type ConnectionState = "connecting" | "live" | "reconnecting";
+export type ConnectionState = "connecting" | "live" | "reconnecting" | "signed-out";
+
+/** graphql-ws close codes of the gateway for "no valid credentials" and "not allowed" (issue 11). */
+const AUTH_CLOSE_CODES: ReadonlySet<number> = new Set([4401, 4403]);
+
+function closeCodeOf(e: unknown): number | null {
+  return typeof e === "object" && e !== null && "code" in e && typeof e.code === "number" ? e.code : null;
+}
 
 /** One subscription the connection keeps alive. */
 export interface LiveSubscription<T> {
@@ -54,9 +61,14 @@ export class LiveConnection {
   private nextId = 0;
   private readonly active = new Map<number, Active>();
 
+  /**
+   * @param onUnauthorized called once when the gateway closes the connection for lack of valid
+   *   credentials (4401: the session ended or the token was revoked; 4403); nothing reconnects.
+   */
   constructor(
     private readonly url: string,
     private readonly onState: (state: ConnectionState) => void,
+    private readonly onUnauthorized: (reason: string) => void = () => {},
   ) {
     onState("connecting");
   }
@@ -121,6 +133,11 @@ export class LiveConnection {
           if (Array.isArray(e)) {
             this.active.delete(id);
             spec.error(errorText(e));
+          } else if (AUTH_CLOSE_CODES.has(closeCodeOf(e) ?? 0)) {
+            const reason = (e as { reason?: unknown }).reason;
+            this.dispose();
+            this.onState("signed-out");
+            this.onUnauthorized(typeof reason === "string" && reason !== "" ? reason : "the session ended");
           } else {
             this.lost(gen);
           }

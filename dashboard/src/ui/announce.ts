@@ -16,6 +16,7 @@ const CONNECTION_TEXT: Record<ConnectionState, string> = {
   connecting: "Connecting…",
   live: "Live",
   reconnecting: "Connection lost, reconnecting…",
+  "signed-out": "Signed out",
 };
 
 /** Show the subscription connection's state (the element is a `role=status` live region). */

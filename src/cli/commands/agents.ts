@@ -16,6 +16,7 @@ import { clientAction, clientOptions, positiveInt, type CliContext } from "../co
 import { CliError, EXIT, unwrapResult } from "../exit.js";
 import { age, firstLine, int, status, tokens, usd } from "../format.js";
 import { table } from "../output.js";
+import { safeData, singleLine } from "../sanitize.js";
 import { collectNames, parseProvider, parseStatuses } from "../parse.js";
 
 /** Agents per `agents` request (the gateway's query cost limit allows about 60 with this selection). */
@@ -83,11 +84,12 @@ function agentRows(ctx: CliContext, agents: readonly AgentSummaryFragment[]): st
   );
 }
 
+/** Print one agent; `a` must have passed through `safeData` (each value is kept on its line). */
 function printAgent(ctx: CliContext, a: NonNullable<AgentQuery["agent"]>): void {
   const { c } = ctx.out;
-  const row = (k: string, v: string) => ctx.out.line(`  ${c.dim(k.padEnd(14))}${v}`);
+  const row = (k: string, v: string) => ctx.out.line(`  ${c.dim(k.padEnd(14))}${singleLine(v)}`);
   const s = a.spec;
-  ctx.out.line(`${c.bold(a.name)}  ${c.dim(a.agentId)}`);
+  ctx.out.line(`${c.bold(singleLine(a.name))}  ${c.dim(a.agentId)}`);
   row("workspace", a.workspace.name);
   row("status", status(c, a.status) + (a.goneAt ? c.dim(` (gone since ${a.goneAt})`) : ""));
   row("model", a.model ?? "—");
@@ -150,7 +152,7 @@ export function registerAgentCommands(program: Command): void {
       const r = unwrapResult(`spawn in ${workspace}`, data.spawnAgent);
       if (ctx.json) return;
       const { c } = ctx.out;
-      const a = r.agent;
+      const a = safeData(r.agent);
       ctx.out.line(
         `${r.created ? "spawned" : "already spawned (same request id):"} ${c.bold(a.agentId)} ${a.name} in ${a.workspace.name} · ${status(c, a.status)}`,
       );
@@ -204,7 +206,7 @@ export function registerAgentCommands(program: Command): void {
         ctx.out.line(
           agentRows(
             ctx,
-            edges.map((e) => e.node),
+            edges.map((e) => safeData(e.node)),
           ),
         );
         if (pageInfo.hasNextPage) ctx.out.line(ctx.out.c.dim(`(more: raise --limit)`));
@@ -226,7 +228,7 @@ export function registerAgentCommands(program: Command): void {
         throw new CliError(EXIT.notFound, `agent not found: ${id}`);
       }
       if (ctx.json) ctx.out.json(data);
-      else printAgent(ctx, data.agent);
+      else printAgent(ctx, safeData(data.agent));
     }),
   );
 }

@@ -8,6 +8,7 @@ import { AgentDocument } from "../../sdk/index.js";
 import { clientAction, clientOptions } from "../context.js";
 import { CliError, EXIT } from "../exit.js";
 import { duration, status } from "../format.js";
+import { safeData, safeJson, safeText } from "../sanitize.js";
 import { TimelineRenderer } from "../timeline.js";
 
 /** Register `follow` on `program`. */
@@ -29,7 +30,7 @@ export function registerFollowCommand(program: Command): void {
       const { out } = ctx;
       const head = await ctx.client.request(AgentDocument, { agentId: id });
       if (!head.agent) throw new CliError(EXIT.notFound, `agent not found: ${id}`);
-      const a = head.agent;
+      const a = safeData(head.agent);
       const timeline = new TimelineRenderer(out.out, out.c);
       if (!ctx.json) {
         out.line(
@@ -44,16 +45,16 @@ export function registerFollowCommand(program: Command): void {
             // The spinner shows only while waiting to (re)connect: it must not share a line with a
             // paragraph being streamed.
             spinner.pause();
-            if (ctx.json) out.line(JSON.stringify(e));
+            if (ctx.json) out.line(safeJson(e));
             else timeline.event(e);
           },
           onGap: (g) => {
             spinner.pause();
-            if (ctx.json) out.line(JSON.stringify(g));
+            if (ctx.json) out.line(safeJson(g));
             else timeline.gap(g);
           },
           onReconnect: ({ attempt, delayMs, error, lastCursor }) => {
-            const msg = `connection lost (${error.reason}); resuming ${lastCursor ? "after the last event" : "from the start"} in ${duration(delayMs)} (attempt ${attempt})`;
+            const msg = `connection lost (${safeText(error.reason)}); resuming ${lastCursor ? "after the last event" : "from the start"} in ${duration(delayMs)} (attempt ${attempt})`;
             if (!ctx.json) timeline.end();
             spinner.text(msg);
             spinner.resume();
@@ -64,7 +65,9 @@ export function registerFollowCommand(program: Command): void {
       if (!ctx.json) timeline.end();
       if (!result.completed) {
         if (!ctx.json && result.lastCursor)
-          out.note(out.ce.dim(`stopped; continue with: prospero follow ${id} --from ${result.lastCursor}`));
+          out.note(
+            out.ce.dim(`stopped; continue with: prospero follow ${id} --from ${safeText(result.lastCursor)}`),
+          );
         return EXIT.interrupted;
       }
       return EXIT.ok;

@@ -14,6 +14,7 @@ import {
 import { clientAction, clientOptions, positiveInt } from "../context.js";
 import { unwrapResult } from "../exit.js";
 import { duration, status } from "../format.js";
+import { safeData } from "../sanitize.js";
 
 const JSON_HELP = "print the mutation result as JSON on stdout";
 
@@ -31,7 +32,7 @@ export function registerLifecycleCommands(program: Command): void {
         ctx.client.request(KillAgentDocument, { agentId: id }),
       );
       if (ctx.json) ctx.out.json(data);
-      const r = unwrapResult(`kill ${id}`, data.killAgent);
+      const r = safeData(unwrapResult(`kill ${id}`, data.killAgent));
       if (!ctx.json) ctx.out.line(`killed ${ctx.out.c.bold(id)} · ${status(ctx.out.c, r.agent.status)}`);
     }),
   );
@@ -49,7 +50,7 @@ export function registerLifecycleCommands(program: Command): void {
         ctx.client.request(RespawnAgentDocument, { agentId: id, force: flags.force ?? false }),
       );
       if (ctx.json) ctx.out.json(data);
-      const r = unwrapResult(`respawn ${id}`, data.respawnAgent);
+      const r = safeData(unwrapResult(`respawn ${id}`, data.respawnAgent));
       if (ctx.json) return;
       ctx.out.line(
         `respawned ${id} as ${ctx.out.c.bold(r.agent.agentId)} · ${status(ctx.out.c, r.agent.status)}`,
@@ -71,7 +72,7 @@ export function registerLifecycleCommands(program: Command): void {
         ctx.client.request(RemoveAgentDocument, { agentId: id, force: flags.force ?? false }),
       );
       if (ctx.json) ctx.out.json(data);
-      const r = unwrapResult(`rm ${id}`, data.removeAgent);
+      const r = safeData(unwrapResult(`rm ${id}`, data.removeAgent));
       if (!ctx.json)
         ctx.out.line(`removed ${ctx.out.c.bold(id)} · ${status(ctx.out.c, r.agent.status)} (history kept)`);
     }),
@@ -95,7 +96,7 @@ export function registerLifecycleCommands(program: Command): void {
         ctx.client.request(DrainAgentDocument, { agentId: id, timeoutMs: flags.timeout ?? null }),
       );
       if (ctx.json) ctx.out.json(data);
-      const r = unwrapResult(`drain ${id}`, data.drainAgent);
+      const r = safeData(unwrapResult(`drain ${id}`, data.drainAgent));
       if (ctx.json) return;
       const how = r.killed ? ctx.out.c.yellow("killed at the deadline") : "ended on its own";
       ctx.out.line(`drained ${ctx.out.c.bold(id)}: ${how} · ${status(ctx.out.c, r.agent.status)}`);
@@ -115,7 +116,7 @@ export function registerLifecycleCommands(program: Command): void {
         ctx.client.request(SendAgentInputDocument, { agentId: id, text }),
       );
       if (ctx.json) ctx.out.json(data);
-      const r = unwrapResult(`send ${id}`, data.sendAgentInput);
+      const r = safeData(unwrapResult(`send ${id}`, data.sendAgentInput));
       if (!ctx.json) ctx.out.line(`sent to ${ctx.out.c.bold(id)} · ${status(ctx.out.c, r.agent.status)}`);
     }),
   );
@@ -132,7 +133,7 @@ export function registerLifecycleCommands(program: Command): void {
         ctx.client.request(EndAgentInputDocument, { agentId: id }),
       );
       if (ctx.json) ctx.out.json(data);
-      const r = unwrapResult(`end-input ${id}`, data.endAgentInput);
+      const r = safeData(unwrapResult(`end-input ${id}`, data.endAgentInput));
       if (!ctx.json)
         ctx.out.line(`ended input of ${ctx.out.c.bold(id)} · ${status(ctx.out.c, r.agent.status)}`);
     }),

@@ -11,6 +11,7 @@ import { clientAction, clientOptions, type CliContext } from "../context.js";
 import { health, int, status } from "../format.js";
 import { table } from "../output.js";
 import { AGENT_STATUSES } from "../parse.js";
+import { safeData, safeText } from "../sanitize.js";
 
 /** Agents per status-count request (cost-limit safe). */
 const STATUS_PAGE = 250;
@@ -41,11 +42,14 @@ export async function countStatuses(ctx: CliContext): Promise<{ counts: StatusCo
   }
 }
 
+/** Print the status; `data` and `counts` must have passed through `safeData`. */
 function printStatus(ctx: CliContext, data: StatusQuery, counts: StatusCounts, complete: boolean): void {
   const { c } = ctx.out;
   const r = data.readiness;
   const ready = r.ready ? c.green("ready") : c.red("not ready");
-  ctx.out.line(`${c.bold("gateway")}  ${ctx.url}  v${data.version}  host ${data.fleet.host}  ${ready}`);
+  ctx.out.line(
+    `${c.bold("gateway")}  ${safeText(ctx.url)}  v${data.version}  host ${data.fleet.host}  ${ready}`,
+  );
   ctx.out.line(
     `  store: migrations ${r.migrationsApplied ? "applied" : c.red("not applied")}, ${r.storeWritable ? "writable" : c.red("not writable")}`,
   );
@@ -94,7 +98,7 @@ export function registerStatusCommand(program: Command): void {
         countStatuses(ctx),
       ]);
       if (ctx.json) ctx.out.json({ ...data, statusCounts: counts, statusCountsComplete: complete });
-      else printStatus(ctx, data, counts, complete);
+      else printStatus(ctx, safeData(data), safeData(counts), complete);
     }),
   );
 }

@@ -5,6 +5,7 @@ import { clientAction, clientOptions } from "../context.js";
 import { int, usd } from "../format.js";
 import { table } from "../output.js";
 import { parseGroupBy, parseInstant } from "../parse.js";
+import { safeData } from "../sanitize.js";
 
 type Row = UsageQuery["usage"][number];
 
@@ -87,7 +88,10 @@ export function registerUsageCommand(program: Command): void {
         usd(r.estimatedCostUsd) + (r.unpricedTurns ? c.yellow(` (+${r.unpricedTurns} unpriced)`) : ""),
         `${r.outcomes.done}/${r.outcomes.failed}/${r.outcomes.killed}/${r.outcomes.crashed}`,
       ];
-      const rows = data.usage.map((r) => [...cols.map((col) => col.get(r) ?? c.dim("—")), ...numbers(r)]);
+      const rows = safeData(data.usage).map((r) => [
+        ...cols.map((col) => col.get(r) ?? c.dim("—")),
+        ...numbers(r),
+      ]);
       if (data.usage.length > 1) {
         rows.push([...cols.map((_, i) => (i === 0 ? c.bold("total") : "")), ...numbers(totalOf(data.usage))]);
       }

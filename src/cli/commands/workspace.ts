@@ -19,6 +19,7 @@ import { CliError, EXIT, unwrapResult } from "../exit.js";
 import { health } from "../format.js";
 import { table } from "../output.js";
 import { collectEnv, parseProvider } from "../parse.js";
+import { safeData, safeText } from "../sanitize.js";
 
 /** Provider options shared by `workspace add` and `workspace config`. */
 interface ConfigFlags {
@@ -42,19 +43,23 @@ function configOptions(cmd: Command): Command {
     .option("--model <model>", "default model for spawns that name none");
 }
 
-/** The flags as a ProviderConfigInput on top of `base` (flags win; env entries merge by name). */
+/**
+ * The flags as a ProviderConfigInput on top of `base` (flags win; env entries merge by name).
+ * Env values are write-only, so entries kept from `base` are sent without a value: the gateway
+ * keeps the value it stores for that name.
+ */
 export function configInput(
   flags: ConfigFlags,
   base: ProviderConfigFieldsFragment | null,
 ): ProviderConfigInput {
-  const env = new Map((base?.env ?? []).map((e) => [e.name, e.value]));
+  const env = new Map<string, string | null>((base?.env ?? []).map((e) => [e.name, null]));
   for (const e of flags.env ?? []) env.set(e.name, e.value);
   return {
     provider: flags.provider ?? base?.provider ?? null,
     baseUrl: flags.baseUrl ?? base?.baseUrl ?? null,
     apiKeyFromEnv: flags.apiKeyEnv ?? base?.apiKeyFromEnv ?? null,
     model: flags.model ?? base?.model ?? null,
-    env: [...env].map(([name, value]) => ({ name, value })),
+    env: [...env].map(([name, value]) => (value === null ? { name } : { name, value })),
   };
 }
 
@@ -104,7 +109,7 @@ export function registerWorkspaceCommands(program: Command): void {
     clientAction(async (ctx) => {
       const data = await ctx.client.request(WorkspacesDocument);
       if (ctx.json) ctx.out.json(data);
-      else printWorkspaces(ctx, data.workspaces);
+      else printWorkspaces(ctx, safeData(data.workspaces));
     }),
   );
 
@@ -124,7 +129,8 @@ export function registerWorkspaceCommands(program: Command): void {
       );
       if (ctx.json) ctx.out.json(data);
       const r = unwrapResult(`workspace add ${name}`, data.addWorkspace);
-      if (!ctx.json) printWorkspace(ctx, r.created ? "registered" : "already registered:", r.workspace);
+      if (!ctx.json)
+        printWorkspace(ctx, r.created ? "registered" : "already registered:", safeData(r.workspace));
     }),
   );
 
@@ -140,7 +146,7 @@ export function registerWorkspaceCommands(program: Command): void {
       );
       if (ctx.json) ctx.out.json(data);
       const r = unwrapResult(`workspace rm ${name}`, data.removeWorkspace);
-      if (!ctx.json) ctx.out.line(`unregistered ${ctx.out.c.bold(r.name)}`);
+      if (!ctx.json) ctx.out.line(`unregistered ${ctx.out.c.bold(safeText(r.name))}`);
     }),
   );
 
@@ -171,11 +177,14 @@ export function registerWorkspaceCommands(program: Command): void {
       const r = unwrapResult(`workspace config ${name}`, data.updateWorkspaceConfig);
       if (ctx.json) return;
       const { c } = ctx.out;
-      printWorkspace(ctx, r.applied ? "configured" : "configuration saved for", r.workspace);
-      if (!r.applied && r.pendingOn.length) {
-        ctx.out.line(c.yellow(`applies when these agents end: ${r.pendingOn.join(", ")} (or use --force)`));
+      const view = safeData(r);
+      printWorkspace(ctx, view.applied ? "configured" : "configuration saved for", view.workspace);
+      if (!view.applied && view.pendingOn.length) {
+        ctx.out.line(
+          c.yellow(`applies when these agents end: ${view.pendingOn.join(", ")} (or use --force)`),
+        );
       }
-      if (r.orphaned.length) ctx.out.line(c.red(`orphaned (now crashed): ${r.orphaned.join(", ")}`));
+      if (view.orphaned.length) ctx.out.line(c.red(`orphaned (now crashed): ${view.orphaned.join(", ")}`));
     }),
   );
 }

@@ -35,12 +35,42 @@ export type AgentStatus =
   /** A status string this gateway does not know. */
   | 'UNKNOWN';
 
+/** Which audit rows to list (all conditions must hold). */
+export type AuditFilter = {
+  /** Only operations on this agent. */
+  agentId?: string | null | undefined;
+  /** Only denied attempts. */
+  deniedOnly?: boolean | null | undefined;
+  /** Only this root field, e.g. `spawnAgent`. */
+  operation?: string | null | undefined;
+  /** At or after this instant. */
+  since?: string | null | undefined;
+  /** Only requests made with this token. */
+  tokenName?: string | null | undefined;
+  /** Before this instant. */
+  until?: string | null | undefined;
+  /** Only operations on this workspace. */
+  workspace?: string | null | undefined;
+};
+
+/** A new API token. */
+export type CreateTokenInput = {
+  /** When it stops working (at most 10 years ahead); omit for never. */
+  expiresAt?: string | null | undefined;
+  /** Name, unique among active tokens (1–64 letters, digits, '.', '_', '-', '@'). */
+  name: string;
+  /** What it may do. */
+  role: Role;
+  /** Limit it to these workspaces (names); omit for every workspace. */
+  workspaces?: Array<string> | null | undefined;
+};
+
 /** One environment variable. */
 export type EnvVarInput = {
   /** Variable name. */
   name: string;
-  /** Value. */
-  value: string;
+  /** Value. Write-only: queries never return it. Omit it to keep the value currently stored for this name (updateWorkspaceConfig). */
+  value?: string | null | undefined;
 };
 
 /** Kinds of fleet events. */
@@ -90,6 +120,15 @@ export type ProviderConfigInput = {
   /** Provider for every spawn; omit for caliban's default. */
   provider?: Provider | null | undefined;
 };
+
+/** What a token may do. Each role includes the ones before it. */
+export type Role =
+  /** Operator, plus workspaces, provider configuration, daemon restarts, tokens and the audit log. */
+  | 'ADMIN'
+  /** Viewer, plus spawn, kill, respawn, remove, drain and input of agents. */
+  | 'OPERATOR'
+  /** Queries and subscriptions. */
+  | 'VIEWER';
 
 /** What to spawn (every SpawnSpec field, protocol §2.2). */
 export type SpawnAgentInput = {
@@ -148,10 +187,12 @@ export type SpawnAgentMutationVariables = Exact<{
 export type SpawnAgentMutation = { spawnAgent:
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
     | { __typename: 'SpawnAgentPayload', created: boolean, agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
@@ -165,9 +206,11 @@ export type KillAgentMutation = { killAgent:
     | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
@@ -182,9 +225,11 @@ export type RespawnAgentMutation = { respawnAgent:
     | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
@@ -198,10 +243,12 @@ export type RemoveAgentMutationVariables = Exact<{
 export type RemoveAgentMutation = { removeAgent:
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
     | { __typename: 'RemoveAgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
@@ -216,9 +263,11 @@ export type DrainAgentMutation = { drainAgent:
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
     | { __typename: 'DrainAgentPayload', killed: boolean, agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
@@ -233,9 +282,11 @@ export type SendAgentInputMutation = { sendAgentInput:
     | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
@@ -249,12 +300,73 @@ export type EndAgentInputMutation = { endAgentInput:
     | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
+
+export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerQuery = { viewer: { tokenId: string, name: string, role: Role, workspaces: Array<string> | null, expiresAt: string | null, authenticatedBy: string } };
+
+export type TokenFieldsFragment = { id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean };
+
+export type TokensQueryVariables = Exact<{
+  includeRevoked?: boolean | null | undefined;
+}>;
+
+
+export type TokensQuery = { tokens: Array<{ id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean }> };
+
+export type CreateTokenMutationVariables = Exact<{
+  input: CreateTokenInput;
+}>;
+
+
+export type CreateTokenMutation = { createToken:
+    | { __typename: 'ConflictError', code: string, message: string }
+    | { __typename: 'CreateTokenPayload', secret: string, token: { id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean } }
+    | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
+    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
+    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
+    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
+    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type RevokeTokenMutationVariables = Exact<{
+  token: string;
+}>;
+
+
+export type RevokeTokenMutation = { revokeToken:
+    | { __typename: 'ConflictError', code: string, message: string }
+    | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
+    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
+    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
+    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'RevokeTokenPayload', token: { id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean } }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
+    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type AuditLogQueryVariables = Exact<{
+  filter?: AuditFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type AuditLogQuery = { auditLog: { edges: Array<{ cursor: string, node: { id: number, ts: string, tokenName: string | null, tokenId: string | null, role: string | null, remoteAddress: string | null, operation: string, operationName: string | null, workspace: string | null, agentId: string | null, args: unknown, result: string, denied: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type AgentEventsPageQueryVariables = Exact<{
   agentId: string;
@@ -312,11 +424,15 @@ type ErrorFields_ConflictError_Fragment = { __typename: 'ConflictError', code: s
 
 type ErrorFields_DaemonRefusedError_Fragment = { __typename: 'DaemonRefusedError', code: string, message: string };
 
+type ErrorFields_ForbiddenError_Fragment = { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string };
+
 type ErrorFields_InvalidStateError_Fragment = { __typename: 'InvalidStateError', status: string | null, code: string, message: string };
 
 type ErrorFields_NotFoundError_Fragment = { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string };
 
 type ErrorFields_ProviderMisconfiguredError_Fragment = { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string };
+
+type ErrorFields_UnauthenticatedError_Fragment = { __typename: 'UnauthenticatedError', code: string, message: string };
 
 type ErrorFields_UnreachableError_Fragment = { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string };
 
@@ -325,20 +441,22 @@ type ErrorFields_ValidationError_Fragment = { __typename: 'ValidationError', cod
 export type ErrorFieldsFragment =
   | ErrorFields_ConflictError_Fragment
   | ErrorFields_DaemonRefusedError_Fragment
+  | ErrorFields_ForbiddenError_Fragment
   | ErrorFields_InvalidStateError_Fragment
   | ErrorFields_NotFoundError_Fragment
   | ErrorFields_ProviderMisconfiguredError_Fragment
+  | ErrorFields_UnauthenticatedError_Fragment
   | ErrorFields_UnreachableError_Fragment
   | ErrorFields_ValidationError_Fragment
 ;
 
 export type TokenUsageFieldsFragment = { input: number, output: number, cacheRead: number, cacheCreation: number };
 
-export type ProviderConfigFieldsFragment = { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> };
+export type ProviderConfigFieldsFragment = { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> };
 
 export type AgentSummaryFragment = { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } };
 
-export type WorkspaceSummaryFragment = { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> } | null };
+export type WorkspaceSummaryFragment = { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null };
 
 type TimelineEvent_AgentDiscoveredEvent_Fragment = { __typename: 'AgentDiscoveredEvent', name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus };
 
@@ -416,14 +534,14 @@ export type UsageQuery = { usage: Array<{ workspace: string | null, model: strin
 export type WorkspacesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WorkspacesQuery = { workspaces: Array<{ name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> } | null }> };
+export type WorkspacesQuery = { workspaces: Array<{ name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null }> };
 
 export type WorkspaceQueryVariables = Exact<{
   name: string;
 }>;
 
 
-export type WorkspaceQuery = { workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> } | null } | null };
+export type WorkspaceQuery = { workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } | null };
 
 export type AddWorkspaceMutationVariables = Exact<{
   name: string;
@@ -433,12 +551,14 @@ export type AddWorkspaceMutationVariables = Exact<{
 
 
 export type AddWorkspaceMutation = { addWorkspace:
-    | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> } | null } }
+    | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
@@ -451,10 +571,12 @@ export type RemoveWorkspaceMutationVariables = Exact<{
 export type RemoveWorkspaceMutation = { removeWorkspace:
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
     | { __typename: 'RemoveWorkspacePayload', name: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
@@ -469,11 +591,13 @@ export type UpdateWorkspaceConfigMutationVariables = Exact<{
 export type UpdateWorkspaceConfigMutation = { updateWorkspaceConfig:
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
+    | { __typename: 'UnauthenticatedError', code: string, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'UpdateWorkspaceConfigPayload', applied: boolean, pendingOn: Array<string>, orphaned: Array<string>, workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, env: Array<{ name: string, value: string }> } | null } }
+    | { __typename: 'UpdateWorkspaceConfigPayload', applied: boolean, pendingOn: Array<string>, orphaned: Array<string>, workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
     | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
@@ -495,6 +619,21 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
+export const TokenFieldsFragmentDoc = new TypedDocumentString(`
+    fragment TokenFields on ApiToken {
+  id
+  name
+  role
+  workspaces
+  createdAt
+  createdBy
+  expiresAt
+  lastUsedAt
+  revokedAt
+  active
+  bootstrap
+}
+    `, {"fragmentName":"TokenFields"}) as unknown as TypedDocumentString<TokenFieldsFragment, unknown>;
 export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
     fragment ErrorFields on Error {
   __typename
@@ -519,6 +658,10 @@ export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
       path
       message
     }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
   }
 }
     `, {"fragmentName":"ErrorFields"}) as unknown as TypedDocumentString<ErrorFieldsFragment, unknown>;
@@ -564,9 +707,10 @@ export const ProviderConfigFieldsFragmentDoc = new TypedDocumentString(`
   model
   baseUrl
   apiKeyFromEnv
+  apiKeySet
   env {
     name
-    value
+    valueSet
   }
 }
     `, {"fragmentName":"ProviderConfigFields"}) as unknown as TypedDocumentString<ProviderConfigFieldsFragment, unknown>;
@@ -593,9 +737,10 @@ export const WorkspaceSummaryFragmentDoc = new TypedDocumentString(`
   model
   baseUrl
   apiKeyFromEnv
+  apiKeySet
   env {
     name
-    value
+    valueSet
   }
 }`, {"fragmentName":"WorkspaceSummary"}) as unknown as TypedDocumentString<WorkspaceSummaryFragment, unknown>;
 export const TimelineEventFragmentDoc = new TypedDocumentString(`
@@ -826,6 +971,10 @@ export const SpawnAgentDocument = new TypedDocumentString(`
       message
     }
   }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
 }
 fragment TokenUsageFields on TokenUsage {
   input
@@ -889,6 +1038,10 @@ export const KillAgentDocument = new TypedDocumentString(`
       path
       message
     }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
   }
 }
 fragment TokenUsageFields on TokenUsage {
@@ -954,6 +1107,10 @@ export const RespawnAgentDocument = new TypedDocumentString(`
       message
     }
   }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
 }
 fragment TokenUsageFields on TokenUsage {
   input
@@ -1017,6 +1174,10 @@ export const RemoveAgentDocument = new TypedDocumentString(`
       path
       message
     }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
   }
 }
 fragment TokenUsageFields on TokenUsage {
@@ -1083,6 +1244,10 @@ export const DrainAgentDocument = new TypedDocumentString(`
       message
     }
   }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
 }
 fragment TokenUsageFields on TokenUsage {
   input
@@ -1146,6 +1311,10 @@ export const SendAgentInputDocument = new TypedDocumentString(`
       path
       message
     }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
   }
 }
 fragment TokenUsageFields on TokenUsage {
@@ -1211,6 +1380,10 @@ export const EndAgentInputDocument = new TypedDocumentString(`
       message
     }
   }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
 }
 fragment TokenUsageFields on TokenUsage {
   input
@@ -1239,6 +1412,174 @@ fragment AgentSummary on Agent {
     ...TokenUsageFields
   }
 }`) as unknown as TypedDocumentString<EndAgentInputMutation, EndAgentInputMutationVariables>;
+export const ViewerDocument = new TypedDocumentString(`
+    query Viewer {
+  viewer {
+    tokenId
+    name
+    role
+    workspaces
+    expiresAt
+    authenticatedBy
+  }
+}
+    `) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
+export const TokensDocument = new TypedDocumentString(`
+    query Tokens($includeRevoked: Boolean) {
+  tokens(includeRevoked: $includeRevoked) {
+    ...TokenFields
+  }
+}
+    fragment TokenFields on ApiToken {
+  id
+  name
+  role
+  workspaces
+  createdAt
+  createdBy
+  expiresAt
+  lastUsedAt
+  revokedAt
+  active
+  bootstrap
+}`) as unknown as TypedDocumentString<TokensQuery, TokensQueryVariables>;
+export const CreateTokenDocument = new TypedDocumentString(`
+    mutation CreateToken($input: CreateTokenInput!) {
+  createToken(input: $input) {
+    __typename
+    ... on CreateTokenPayload {
+      secret
+      token {
+        ...TokenFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment TokenFields on ApiToken {
+  id
+  name
+  role
+  workspaces
+  createdAt
+  createdBy
+  expiresAt
+  lastUsedAt
+  revokedAt
+  active
+  bootstrap
+}
+fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    id
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}`) as unknown as TypedDocumentString<CreateTokenMutation, CreateTokenMutationVariables>;
+export const RevokeTokenDocument = new TypedDocumentString(`
+    mutation RevokeToken($token: String!) {
+  revokeToken(token: $token) {
+    __typename
+    ... on RevokeTokenPayload {
+      token {
+        ...TokenFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment TokenFields on ApiToken {
+  id
+  name
+  role
+  workspaces
+  createdAt
+  createdBy
+  expiresAt
+  lastUsedAt
+  revokedAt
+  active
+  bootstrap
+}
+fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    id
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}`) as unknown as TypedDocumentString<RevokeTokenMutation, RevokeTokenMutationVariables>;
+export const AuditLogDocument = new TypedDocumentString(`
+    query AuditLog($filter: AuditFilter, $first: Int, $after: String) {
+  auditLog(filter: $filter, first: $first, after: $after) {
+    edges {
+      cursor
+      node {
+        id
+        ts
+        tokenName
+        tokenId
+        role
+        remoteAddress
+        operation
+        operationName
+        workspace
+        agentId
+        args
+        result
+        denied
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
 export const AgentEventsPageDocument = new TypedDocumentString(`
     query AgentEventsPage($agentId: String!, $after: String, $first: Int, $kinds: [EventKind!]) {
   events(agentId: $agentId, after: $after, first: $first, kinds: $kinds) {
@@ -1548,9 +1889,10 @@ export const WorkspacesDocument = new TypedDocumentString(`
   model
   baseUrl
   apiKeyFromEnv
+  apiKeySet
   env {
     name
-    value
+    valueSet
   }
 }
 fragment WorkspaceSummary on Workspace {
@@ -1581,9 +1923,10 @@ export const WorkspaceDocument = new TypedDocumentString(`
   model
   baseUrl
   apiKeyFromEnv
+  apiKeySet
   env {
     name
-    value
+    valueSet
   }
 }
 fragment WorkspaceSummary on Workspace {
@@ -1640,15 +1983,20 @@ export const AddWorkspaceDocument = new TypedDocumentString(`
       message
     }
   }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
 }
 fragment ProviderConfigFields on ProviderConfig {
   provider
   model
   baseUrl
   apiKeyFromEnv
+  apiKeySet
   env {
     name
-    value
+    valueSet
   }
 }
 fragment WorkspaceSummary on Workspace {
@@ -1702,6 +2050,10 @@ export const RemoveWorkspaceDocument = new TypedDocumentString(`
       message
     }
   }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
 }`) as unknown as TypedDocumentString<RemoveWorkspaceMutation, RemoveWorkspaceMutationVariables>;
 export const UpdateWorkspaceConfigDocument = new TypedDocumentString(`
     mutation UpdateWorkspaceConfig($name: String!, $config: ProviderConfigInput!, $force: Boolean) {
@@ -1742,15 +2094,20 @@ export const UpdateWorkspaceConfigDocument = new TypedDocumentString(`
       message
     }
   }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
 }
 fragment ProviderConfigFields on ProviderConfig {
   provider
   model
   baseUrl
   apiKeyFromEnv
+  apiKeySet
   env {
     name
-    value
+    valueSet
   }
 }
 fragment WorkspaceSummary on Workspace {

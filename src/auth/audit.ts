@@ -1,0 +1,185 @@
+/**
+ * The audit log (issue 11 item 4): one append-only row per mutation and per denied attempt —
+ * time, token name and role, client address, operation, targets, arguments with secrets redacted,
+ * and the result (payload type or error code). Rows go through the store's single writer; the
+ * table refuses UPDATE (a trigger), and only retention deletes old rows.
+ *
+ * Requests refused before GraphQL (no or bad credentials) are recorded too, but an address that
+ * keeps failing cannot fill the disk: after {@link REFUSALS_PER_WINDOW} rows per address per
+ * {@link REFUSAL_WINDOW_MS}, further refusals are only counted, and one row with the count is
+ * written when that address is next refused after the window.
+ */
+import {
+  getNamedType,
+  getNullableType,
+  isInputObjectType,
+  isListType,
+  type GraphQLArgument,
+  type GraphQLInputType,
+} from "graphql";
+import type { Prisma } from "../generated/prisma/client.js";
+import type { Logger } from "../log.js";
+import { silentLogger } from "../log.js";
+import type { StoreWriter } from "../store/writer.js";
+import type { Principal } from "./roles.js";
+
+/** Replacement of a redacted value. */
+export const REDACTED = "[redacted]";
+
+/** Longest string argument kept whole, characters (longer ones are cut, with their length noted). */
+export const MAX_AUDIT_STRING = 2_000;
+
+/** Refusals recorded per client address per window before further ones are only counted. */
+export const REFUSALS_PER_WINDOW = 20;
+
+/** Length of the refusal-recording window, ms. */
+export const REFUSAL_WINDOW_MS = 60_000;
+
+/** One audit row to write. */
+export interface AuditRecord {
+  /** Who asked; null when no valid credential was presented. */
+  principal: Principal | null;
+  remoteAddress: string | null;
+  /** Root field (e.g. `spawnAgent`), or `http` / `websocket` for a refusal before GraphQL. */
+  operation: string;
+  operationName?: string | null;
+  workspace?: string | null;
+  agentId?: string | null;
+  /** Arguments, already redacted. */
+  args?: unknown;
+  /** Payload type name or error code. */
+  result: string;
+  denied: boolean;
+}
+
+/** Counters of the audit writer. */
+export interface AuditStats {
+  /** Rows committed. */
+  written: number;
+  /** Rows that could not be written (logged). */
+  failures: number;
+  /** Refusals only counted (see the module comment). */
+  suppressed: number;
+}
+
+/** Writes audit rows. */
+export class AuditLog {
+  readonly stats: AuditStats = { written: 0, failures: 0, suppressed: 0 };
+  private readonly refusals = new Map<string, { windowStart: number; count: number; suppressed: number }>();
+  private readonly log: Logger;
+
+  constructor(
+    private readonly writer: StoreWriter,
+    logger: Logger = silentLogger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.log = logger.child({ module: "audit" });
+  }
+
+  /** Write one row; resolves once it is committed. Never rejects (a failure is logged and counted). */
+  async record(r: AuditRecord): Promise<void> {
+    const data: Prisma.AuditEntryCreateInput = {
+      ts: new Date(this.now()),
+      tokenId: r.principal?.tokenId ?? null,
+      tokenName: r.principal?.name ?? null,
+      role: r.principal
+        ? r.principal.credential === "insecure-no-auth"
+          ? "insecure"
+          : r.principal.role
+        : null,
+      remoteAddress: r.remoteAddress,
+      operation: r.operation.slice(0, 200),
+      operationName: r.operationName?.slice(0, 200) ?? null,
+      workspace: r.workspace?.slice(0, 200) ?? null,
+      agentId: r.agentId?.slice(0, 200) ?? null,
+      args: r.args === undefined || r.args === null ? undefined : (r.args as Prisma.InputJsonValue),
+      result: r.result.slice(0, 200),
+      denied: r.denied,
+    };
+    try {
+      await this.writer.submit((db) => [db.auditEntry.create({ data })]);
+      this.stats.written++;
+    } catch (err) {
+      this.stats.failures++;
+      this.log.error({ err, operation: r.operation, result: r.result }, "could not write an audit row");
+    }
+  }
+
+  /**
+   * Record a request refused before GraphQL (401/403/421/…), bounded per client address (see the
+   * module comment). Does not wait for the write.
+   */
+  recordRefusal(r: Omit<AuditRecord, "denied">): void {
+    const key = r.remoteAddress ?? "unknown";
+    const now = this.now();
+    let w = this.refusals.get(key);
+    if (!w || now - w.windowStart >= REFUSAL_WINDOW_MS) {
+      if (w && w.suppressed > 0) {
+        void this.record({
+          ...r,
+          operation: r.operation,
+          args: { suppressedRefusals: w.suppressed, windowMs: REFUSAL_WINDOW_MS },
+          denied: true,
+        });
+      }
+      w = { windowStart: now, count: 0, suppressed: 0 };
+      this.refusals.set(key, w);
+      if (this.refusals.size > 10_000) this.pruneWindows(now);
+    }
+    if (w.count >= REFUSALS_PER_WINDOW) {
+      w.suppressed++;
+      this.stats.suppressed++;
+      return;
+    }
+    w.count++;
+    void this.record({ ...r, denied: true });
+  }
+
+  private pruneWindows(now: number): void {
+    for (const [k, w] of this.refusals) {
+      if (now - w.windowStart >= REFUSAL_WINDOW_MS && w.suppressed === 0) this.refusals.delete(k);
+    }
+  }
+}
+
+/**
+ * A copy of a field's arguments fit for the audit log: values of input fields marked
+ * `extensions: { sensitive: true }` in the schema become {@link REDACTED}, strings longer than
+ * {@link MAX_AUDIT_STRING} are cut, and unknown keys are dropped.
+ */
+export function redactArgs(
+  args: Record<string, unknown>,
+  defs: readonly GraphQLArgument[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const def of defs) {
+    if (!(def.name in args)) continue;
+    out[def.name] = def.extensions?.["sensitive"] ? REDACTED : redactValue(args[def.name], def.type);
+  }
+  return out;
+}
+
+function redactValue(value: unknown, type: GraphQLInputType): unknown {
+  if (value === null || value === undefined) return value ?? null;
+  const t = getNullableType(type);
+  if (isListType(t)) {
+    return Array.isArray(value) ? value.map((v) => redactValue(v, t.ofType as GraphQLInputType)) : null;
+  }
+  const named = getNamedType(t);
+  if (isInputObjectType(named)) {
+    if (typeof value !== "object") return null;
+    const fields = named.getFields();
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const f = fields[k];
+      if (!f) continue;
+      out[k] = f.extensions?.["sensitive"] ? REDACTED : redactValue(v, f.type);
+    }
+    return out;
+  }
+  if (typeof value === "string" && value.length > MAX_AUDIT_STRING) {
+    return `${value.slice(0, MAX_AUDIT_STRING)}… (${value.length} characters)`;
+  }
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}

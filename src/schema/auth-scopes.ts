@@ -1,0 +1,136 @@
+/**
+ * The scope rules behind `authScopes` (issue 11 item 2, ARCHITECTURE decision 11): what the
+ * request's principal may do, computed once per operation by @pothos/plugin-scope-auth, and what a
+ * refusal looks like. Fields declare rules such as `{ role: "operator", agent: args.agentId }`;
+ * no resolver checks tokens itself. A principal whose token was revoked or expired since the
+ * connection opened has no scope at all (→ `UnauthenticatedError`).
+ */
+import { getArgumentValues, type GraphQLResolveInfo } from "graphql";
+import { AuthScopeFailureType, type AuthFailure, type ForbiddenResult } from "@pothos/plugin-scope-auth";
+import { Forbidden, Unauthenticated } from "../auth/errors.js";
+import { allowsWorkspace, roleAtLeast, type Principal, type Role } from "../auth/roles.js";
+import { redactArgs } from "../auth/audit.js";
+import type { GraphQLContext } from "./context.js";
+
+/** True while the principal's credentials still hold (insecure mode always). */
+function stillValid(ctx: GraphQLContext): boolean {
+  const p = ctx.auth;
+  return p.credential === "insecure-no-auth" || ctx.tokens.isActive(p.tokenId);
+}
+
+/** The scope loaders of one operation (the plugin caches each result per operation). */
+export function authScopesFor(ctx: GraphQLContext): {
+  role: (need: Role) => boolean;
+  allWorkspaces: boolean;
+  workspace: (name: string) => boolean;
+  agent: (agentId: string) => Promise<boolean>;
+} {
+  const p: Principal = ctx.auth;
+  const valid = stillValid(ctx);
+  return {
+    role: (need) => valid && roleAtLeast(p.role, need),
+    allWorkspaces: valid && p.workspaces === null,
+    workspace: (name) => valid && allowsWorkspace(p, name),
+    agent: async (agentId) => {
+      if (!valid) return false;
+      if (p.workspaces === null) return true;
+      const row = await ctx.prisma.agent.findUnique({ where: { id: agentId }, select: { workspace: true } });
+      // An unknown agent is for the resolver to report as NotFound.
+      return row === null || allowsWorkspace(p, row.workspace);
+    },
+  };
+}
+
+/** The first failed scope of a failure tree, depth first. */
+function firstScopeFailure(f: AuthFailure): { scope: string; parameter: unknown } | null {
+  if (f.kind === AuthScopeFailureType.AuthScope) return { scope: f.scope, parameter: f.parameter };
+  if (f.kind === AuthScopeFailureType.AllAuthScopes || f.kind === AuthScopeFailureType.AnyAuthScopes) {
+    for (const c of f.failures) {
+      const found = firstScopeFailure(c);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** The Forbidden error a scope failure stands for, naming the missing role or workspace. */
+export function forbiddenFrom(failure: AuthFailure, principal: Principal): Forbidden {
+  const f = firstScopeFailure(failure);
+  switch (f?.scope) {
+    case "role": {
+      const need = f.parameter as Role;
+      return new Forbidden(
+        `this needs the ${need} role; token ${principal.name} has ${principal.role}`,
+        need,
+      );
+    }
+    case "workspace":
+      return new Forbidden(
+        `token ${principal.name} is not allowed to use workspace ${String(f.parameter)}`,
+        null,
+        String(f.parameter),
+      );
+    case "agent":
+      return new Forbidden(
+        `token ${principal.name} is not allowed to use agent ${String(f.parameter)}'s workspace`,
+      );
+    case "allWorkspaces":
+      return new Forbidden(
+        `this needs a token not limited to workspaces; token ${principal.name} is limited`,
+        "admin",
+      );
+    default:
+      return new Forbidden("not allowed");
+  }
+}
+
+const ROOT_TYPES: ReadonlySet<string> = new Set(["Query", "Subscription"]);
+
+/**
+ * The plugin's `unauthorizedError` hook: the typed error of a refusal. Refused root query and
+ * subscription fields are audited here (mutations by the audit plugin, which sees their result);
+ * refusals on nested objects (type-level rules, a safety net behind the filtered lists) are not.
+ */
+export function unauthorizedError(
+  _parent: unknown,
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  result: ForbiddenResult,
+): Error {
+  const err = stillValid(ctx)
+    ? forbiddenFrom(result.failure, ctx.auth)
+    : new Unauthenticated("the token is no longer valid (revoked or expired); authenticate again");
+  if (ROOT_TYPES.has(info.parentType.name) && info.path.prev === undefined) {
+    const def = info.parentType.getFields()[info.fieldName];
+    const args = argumentValues(info);
+    void ctx.audit.record({
+      principal: ctx.auth,
+      remoteAddress: ctx.remoteAddress,
+      operation: info.fieldName,
+      operationName: info.operation.name?.value ?? null,
+      workspace:
+        typeof args["workspace"] === "string"
+          ? args["workspace"]
+          : typeof args["name"] === "string"
+            ? args["name"]
+            : null,
+      agentId: typeof args["agentId"] === "string" ? args["agentId"] : null,
+      args: redactArgs(args, def?.args ?? []),
+      result: err instanceof Forbidden ? err.code : "UNAUTHENTICATED",
+      denied: true,
+    });
+  }
+  return err;
+}
+
+/** The field's argument values, read back from the operation (the hook does not receive them). */
+function argumentValues(info: GraphQLResolveInfo): Record<string, unknown> {
+  const def = info.parentType.getFields()[info.fieldName];
+  const node = info.fieldNodes[0];
+  if (!def || !node) return {};
+  try {
+    return getArgumentValues(def, node, info.variableValues);
+  } catch {
+    return {};
+  }
+}
