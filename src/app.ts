@@ -174,7 +174,15 @@ export async function startApp(
   await fleet.start();
   services = { prisma: db.prisma, fleet, store, bus, tokens, audit, replays: new ReplayLimiter() };
   tokens.onRevoked((id) => gateway.live.closeToken(id));
-  const stopRetention = startRetention(store, config.retentionDays, logger.child({ module: "retention" }));
+  const stopRetention = startRetention(
+    [
+      { what: "events", prune: (cutoff) => store.prune(cutoff) },
+      { what: "audit rows", prune: (cutoff) => audit.prune(cutoff) },
+      { what: "browser sessions", prune: (cutoff) => tokens.pruneSessions(cutoff) },
+    ],
+    config.retentionDays,
+    logger.child({ module: "retention" }),
+  );
   migrationsApplied = true;
   const stopDemo = demo ? await startDemoFleet(fleet, demo, logger.child({ module: "demo" })) : null;
   const dashboardUrl = `${gateway.url}/?token=${encodeURIComponent(admin.secret)}`;

@@ -135,6 +135,17 @@ export class AuditLog {
     void this.record({ ...r, denied: true });
   }
 
+  /**
+   * Delete audit rows older than `cutoff` (retention, the only deletion the log allows).
+   * @returns how many rows were deleted.
+   */
+  async prune(cutoff: Date): Promise<number> {
+    const [res] = (await this.writer.submit((db) => [
+      db.auditEntry.deleteMany({ where: { ts: { lt: cutoff } } }),
+    ])) as [{ count: number }];
+    return res.count;
+  }
+
   private pruneWindows(now: number): void {
     for (const [k, w] of this.refusals) {
       if (now - w.windowStart >= REFUSAL_WINDOW_MS && w.suppressed === 0) this.refusals.delete(k);

@@ -381,6 +381,22 @@ export class TokenService {
   }
 
   /**
+   * Delete sessions that ended (expired or logged out) before `cutoff` (retention).
+   * @returns how many were deleted.
+   */
+  async pruneSessions(cutoff: Date): Promise<number> {
+    const [res] = (await this.writer.submit((db) => [
+      db.session.deleteMany({
+        where: { OR: [{ expiresAt: { lt: cutoff } }, { revokedAt: { lt: cutoff } }] },
+      }),
+    ])) as [{ count: number }];
+    for (const [hash, s] of this.sessions) {
+      if (s.expiresAtMs < cutoff.getTime() || s.revoked) this.sessions.delete(hash);
+    }
+    return res.count;
+  }
+
+  /**
    * Make sure the bootstrap admin token exists and its secret is in `<dataDir>/admin-token`
    * (mode 0600, written atomically). With `supplied` (PROSPERO_ADMIN_TOKEN) that secret is the
    * admin token; otherwise the file's secret is kept while it matches the active bootstrap token,

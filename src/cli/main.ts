@@ -92,7 +92,8 @@ async function serve(opts: ServeOptions): Promise<void> {
     logger.fatal({ err }, msg);
     process.stderr.write(`prospero: ${msg}\n`);
     logger.flush();
-    process.exit(EXIT.failure);
+    // A bad setting found while starting (e.g. PROSPERO_ADMIN_TOKEN, --allow-env) is a usage error.
+    process.exit(err instanceof ConfigError ? EXIT.usage : EXIT.failure);
   }
   const shutdown = (signal: string) => {
     logger.info({ signal }, "signal received");

@@ -111,7 +111,7 @@ export interface GatewayDeps {
   insecure: boolean;
   /** PEM certificate and key: serve HTTPS and WSS. */
   tls?: { cert: string | Buffer; key: string | Buffer } | null;
-  /** Most WebSocket connections at once (default 256). */
+  /** Most WebSocket connections, and separately SSE streams, open at once (default 256). */
   maxConnections?: number;
   /** Expose stack traces in errors (tests only). */
   isDev?: boolean;
@@ -189,6 +189,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
   let cookieName = sessionCookieName(port, tlsOn); // set again once the port is known
   const live = new LiveConnections((id, now) => deps.context()?.tokens.isActive(id, now) ?? false);
   let clientSeq = 0;
+  let sseStreams = 0;
 
   const serveGraphiQL = createGraphiQLHandler({ endpoint: GRAPHQL_PATH });
   const csrf = useCSRFPrevention({ requestHeaders: ["x-prospero-csrf"] });
@@ -371,6 +372,18 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         return;
       }
       const principal = auth.principal!;
+      // SSE streams are long-lived connections too: the same cap as WebSockets.
+      if (/text\/event-stream/.test(req.headers.accept ?? "")) {
+        if (sseStreams >= maxConnections) {
+          graphqlError(res, 503, "TOO_MANY_CONNECTIONS", `too many open subscription streams (${maxConnections})`, {
+            "retry-after": "5",
+          });
+          req.resume();
+          return;
+        }
+        sseStreams++;
+        res.once("close", () => sseStreams--);
+      }
       // Revoking the token ends this request too (an SSE stream may be long-lived).
       const untrack = live.add(principal, () => res.destroy());
       res.once("close", untrack);

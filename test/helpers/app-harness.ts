@@ -8,7 +8,7 @@ import path from "node:path";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { startApp, type App } from "../../src/app.js";
-import { resolveConfig } from "../../src/config.js";
+import { resolveConfig, type Config } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { startDaemon, type DaemonFixture } from "./fleet-harness.js";
 
@@ -47,11 +47,23 @@ export interface AppHarness {
 /** Gateway URL → admin token of harnesses running in this process (for the CLI helper). */
 export const HARNESS_TOKENS = new Map<string, string>();
 
-/** Start the gateway with a fresh data dir and a daemon for workspace "demo" (registered). */
-export async function startAppHarness(opts: { register?: boolean } = {}): Promise<AppHarness> {
+/**
+ * Start the gateway with a fresh data dir and a daemon for workspace "demo" (registered).
+ * @param opts.config settings as `prospero serve` flags would give them (e.g. `{ maxConnections: "2",
+ *   corsOrigins: ["https://ops.example"] }`), on top of the harness's own.
+ */
+export async function startAppHarness(
+  opts: { register?: boolean; config?: Partial<Record<keyof Config, unknown>> } = {},
+): Promise<AppHarness> {
   const d = await startDaemon();
   const config = resolveConfig(
-    { dataDir: path.join(d.ws.tmp, "gw"), port: "0", pollIntervalMs: "100", autostart: false },
+    {
+      dataDir: path.join(d.ws.tmp, "gw"),
+      port: "0",
+      pollIntervalMs: "100",
+      autostart: false,
+      ...opts.config,
+    },
     { HOME: process.env.HOME },
   );
   // The gateway's endpoint record for local clients goes under this test's own runtime dir.
