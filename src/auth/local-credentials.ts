@@ -12,8 +12,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ADMIN_TOKEN_FILE } from "./tokens.js";
 import { isLoopbackAddress } from "./http-policy.js";
+
+/**
+ * File in the data dir holding the bootstrap admin token (mode 0600). Defined here, not in
+ * tokens.ts, so that clients (CLI, SDK) reading it load nothing of the gateway.
+ */
+export const ADMIN_TOKEN_FILE = "admin-token";
 
 /** What a gateway records about itself for local clients. */
 export interface EndpointRecord {

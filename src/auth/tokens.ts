@@ -21,8 +21,9 @@ import { WORKSPACE_NAME } from "../fleet/registry.js";
 import { ConfigError } from "../errors.js";
 import { isRole, type Principal, type Role } from "./roles.js";
 
-/** File in the data dir holding the bootstrap admin token (mode 0600). */
-export const ADMIN_TOKEN_FILE = "admin-token";
+import { ADMIN_TOKEN_FILE } from "./local-credentials.js";
+
+export { ADMIN_TOKEN_FILE };
 
 /** Name of the bootstrap admin token (reserved: no other active token may take it). */
 export const BOOTSTRAP_TOKEN_NAME = "admin";
