@@ -126,6 +126,8 @@ export const EVENT_PAGE = { default: 100, max: 1000 } as const;
 
 builder.prismaNode("Agent", {
   id: { field: "id" },
+  // node(id:)/nodes(ids:) answer null for an id that names no run (not an internal error).
+  nullable: true,
   description: "One agent run. Kept after caliband forgets it (rm, respawn), so history stays queryable.",
   // A token limited to workspaces can reach no other workspace's run, whatever the path.
   authScopes: (a, ctx) => ctx.auth.workspaces === null || { workspace: a.workspace },

@@ -30,7 +30,7 @@ import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
 import { ProsperoError } from "../errors.js";
 import type { ExecutionArgs } from "graphql";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import { useServer } from "graphql-ws/use/ws";
 import type { OperationResult } from "graphql-ws";
 import type { Logger } from "../log.js";
@@ -62,6 +62,15 @@ export const QUERY_LIMITS = {
   maxTokens: 5_000,
   maxDirectives: 50,
 } as const;
+
+/**
+ * Most WebSocket connections at once that have not authenticated yet (their token is to come in
+ * `connection_init`, within graphql-ws's 3 s init timeout).
+ */
+export const MAX_PENDING_CONNECTIONS = 32;
+
+/** Close code for "the server is at capacity, try again later" (RFC 6455 1013; the SDK retries it). */
+const CLOSE_TRY_AGAIN = 1013;
 
 /** Most subscriptions one graphql-ws connection may run at once. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
@@ -348,6 +357,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       req.method === "POST" &&
       !/^application\/(graphql-response\+)?json\b/i.test(req.headers["content-type"] ?? "")
     ) {
+      refuse(svc, facts, "http", "UNSUPPORTED_MEDIA_TYPE");
       plainText(res, 415, "GraphQL requests must be sent as application/json");
       req.resume();
       return;
@@ -375,9 +385,15 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       // SSE streams are long-lived connections too: the same cap as WebSockets.
       if (/text\/event-stream/.test(req.headers.accept ?? "")) {
         if (sseStreams >= maxConnections) {
-          graphqlError(res, 503, "TOO_MANY_CONNECTIONS", `too many open subscription streams (${maxConnections})`, {
-            "retry-after": "5",
-          });
+          graphqlError(
+            res,
+            503,
+            "TOO_MANY_CONNECTIONS",
+            `too many open subscription streams (${maxConnections})`,
+            {
+              "retry-after": "5",
+            },
+          );
           req.resume();
           return;
         }
@@ -418,9 +434,11 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       else res.destroy();
     });
   };
+  // Timeouts are enforced by a sweep every `connectionsCheckingInterval` (Node's default: 30 s).
+  const serverOptions = { connectionsCheckingInterval: 1_000 };
   const server = deps.tls
-    ? https.createServer({ cert: deps.tls.cert, key: deps.tls.key }, listener)
-    : http.createServer(listener);
+    ? https.createServer({ ...serverOptions, cert: deps.tls.cert, key: deps.tls.key }, listener)
+    : http.createServer(serverOptions, listener);
   server.headersTimeout = HTTP_TIMEOUTS.headers;
   server.requestTimeout = HTTP_TIMEOUTS.request;
   server.keepAliveTimeout = HTTP_TIMEOUTS.keepAlive;
@@ -436,6 +454,9 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
   const addr = server.address() as AddressInfo;
   cookieName = sessionCookieName(addr.port, tlsOn);
 
+  /** Open WebSocket connections that authenticated, and those still waiting for connection_init. */
+  const authed = new Set<WebSocket>();
+  const pending = new Set<WebSocket>();
   // WebSockets attach only once the port is ours (a failed listen must not reach graphql-ws).
   const wss = new WebSocketServer({
     noServer: true,
@@ -467,14 +488,6 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       );
     }
     if (!svc) return rejectUpgrade(socket, 503, "Service Unavailable", "the store is not open yet");
-    if (wss.clients.size >= maxConnections) {
-      return rejectUpgrade(
-        socket,
-        503,
-        "Service Unavailable",
-        `too many WebSocket connections (${maxConnections})`,
-      );
-    }
     const auth = authenticate(
       { authorization: req.headers.authorization, cookie: req.headers.cookie, origin },
       authDeps(svc),
@@ -489,8 +502,28 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         auth.message,
       );
     }
+    // Authenticated connections count against --max-connections; those whose token is still to
+    // come in connection_init against a small cap of their own, so clients without a token
+    // cannot crowd operators out (they are dropped after graphql-ws's init timeout anyway).
+    if (auth.principal !== null ? authed.size >= maxConnections : pending.size >= MAX_PENDING_CONNECTIONS) {
+      return rejectUpgrade(
+        socket,
+        503,
+        "Service Unavailable",
+        auth.principal !== null
+          ? `too many WebSocket connections (${maxConnections})`
+          : `too many WebSocket connections waiting to authenticate (${MAX_PENDING_CONNECTIONS})`,
+      );
+    }
     upgradeInfo.set(req, { principal: auth.principal, remoteAddress: policy.clientAddress(facts) });
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      (auth.principal !== null ? authed : pending).add(ws);
+      ws.once("close", () => {
+        authed.delete(ws);
+        pending.delete(ws);
+      });
+      wss.emit("connection", ws, req);
+    });
   });
 
   useServer<Record<string, unknown>, WsExtra>(
@@ -527,8 +560,18 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
           );
           return false;
         }
-        ctx.extra.principal = principal;
         const socket = ctx.extra.socket;
+        if (pending.delete(socket)) {
+          if (authed.size >= maxConnections) {
+            socket.close(
+              CLOSE_TRY_AGAIN,
+              `too many WebSocket connections (${maxConnections}); try again later`,
+            );
+            return false;
+          }
+          authed.add(socket);
+        }
+        ctx.extra.principal = principal;
         const untrack = live.add(principal, (code, reason) => socket.close(code, reason));
         socket.once("close", untrack);
         return true;
@@ -537,8 +580,8 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         const principal = ctx.extra.principal;
         if (!principal)
           return [new GraphQLError("not authenticated", { extensions: { code: "UNAUTHENTICATED" } })];
-        // graphql-ws records the operation after onSubscribe: those already running are the others.
-        if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+        // graphql-ws records the new operation (as null) before calling onSubscribe: it counts itself.
+        if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
           return [
             new GraphQLError(
               `too many operations on this connection (at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION}); open another connection or stop some`,
