@@ -18,7 +18,7 @@ import { startGateway, type Gateway } from "./server/gateway.js";
 import type { Readiness } from "./server/readiness.js";
 import type { GraphQLServices } from "./schema/context.js";
 import { SIMULATOR_BIN, prepareDemo, startDemoFleet, type DemoEnvironment } from "./demo.js";
-import { TokenService } from "./auth/tokens.js";
+import { TokenService, validateSuppliedToken } from "./auth/tokens.js";
 import { AuditLog } from "./auth/audit.js";
 import { ReplayLimiter } from "./bus/replay-limiter.js";
 import { writeEndpointRecord } from "./auth/local-credentials.js";
@@ -61,6 +61,8 @@ export async function startApp(
   let demo: DemoEnvironment | null = null;
   let config = requested;
   const gatewayEnv = opts.env ?? process.env;
+  // A bad supplied admin token is refused before anything is created (port, data dir, database).
+  if (gatewayEnv.PROSPERO_ADMIN_TOKEN) validateSuppliedToken(gatewayEnv.PROSPERO_ADMIN_TOKEN);
   let env = gatewayEnv;
   let tls: { cert: Buffer; key: Buffer } | null = null;
   if (requested.tlsCert !== null && requested.tlsKey !== null) {

@@ -346,6 +346,13 @@ function checkExposure(cfg: Config): void {
       `refusing to serve without authentication on ${cfg.bind}`,
     );
   }
+  if (cfg.insecureNoAuth && cfg.trustProxy.length > 0) {
+    throw new ConfigError(
+      "--insecure-no-auth",
+      "no --trust-proxy when authentication is off",
+      "behind a proxy everyone who can reach the proxy would be admin",
+    );
+  }
   if (!loopback && cfg.tlsCert === null && cfg.trustProxy.length === 0) {
     throw new ConfigError(
       "--bind / PROSPERO_BIND",

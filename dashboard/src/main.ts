@@ -29,6 +29,13 @@ function routeAgentId(): string | null {
   return m?.[1] ?? null;
 }
 
+/** Why a `?token=` sign-in did not happen, by the gateway's `login=` answer. */
+const LOGIN_FAILURES: Readonly<Record<string, string>> = {
+  failed: "That token was not accepted (unknown, expired or revoked).",
+  "cross-site":
+    "Sign-in links work only when opened directly (pasted into the address bar, or opened from the terminal), not from another site. Paste the token here instead.",
+};
+
 /** Show the sign-in panel instead of the fleet; a successful sign-in reloads the page. */
 function showSignIn(reason: string | null): void {
   byId("main", HTMLElement).hidden = true;
@@ -50,15 +57,15 @@ function showViewer(viewer: Viewer): void {
 
 async function boot(): Promise<void> {
   const params = new URLSearchParams(location.search);
-  const failed = params.get("login") === "failed";
-  if (failed) {
+  const login = params.get("login");
+  if (login !== null) {
     params.delete("login");
     const rest = params.toString();
     history.replaceState(null, "", `${location.pathname}${rest ? `?${rest}` : ""}${location.hash}`);
   }
   const session = await currentSession();
   if (session.kind === "signed-out") {
-    showSignIn(failed ? "That token was not accepted (unknown, expired or revoked)." : session.reason);
+    showSignIn(LOGIN_FAILURES[login ?? ""] ?? session.reason);
     return;
   }
   showViewer(session.viewer);

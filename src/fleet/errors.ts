@@ -34,6 +34,13 @@ export class InvalidState extends ProsperoError {
 /** The request collides with existing state (a name or canonical root already registered, #47). */
 export class Conflict extends ProsperoError {
   readonly code = "CONFLICT";
+  constructor(
+    message: string,
+    /** The other workspace the request collides with, when there is one (for scope-aware messages). */
+    readonly workspace: string | null = null,
+  ) {
+    super(message);
+  }
 }
 
 /** A workspace's provider configuration is incoherent or incomplete (#120, #23). */

@@ -164,7 +164,10 @@ export class WorkspaceRegistry {
     }
     const alias = [...this.byName.values()].find((w) => w.root === root);
     if (alias) {
-      throw new Conflict(`${root} is already registered as workspace ${alias.name} (one caliband per root)`);
+      throw new Conflict(
+        `${root} is already registered as workspace ${alias.name} (one caliband per root)`,
+        alias.name,
+      );
     }
     const createdAt = new Date();
     // A previously removed workspace of the same name is registered again (its runs stay linked).

@@ -12,6 +12,8 @@ import { builder } from "../schema/builder.js";
 import { ProviderEnum } from "../schema/enums.js";
 import { domain, mutationErrors as errors } from "../schema/errors.js";
 import type { ProviderConfigChange } from "../fleet/provider.js";
+import { Conflict } from "../fleet/errors.js";
+import { allowsWorkspace } from "../auth/roles.js";
 import type { Provider } from "../fleet/provider.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -283,12 +285,26 @@ builder.mutationFields((t) => ({
     },
     resolve: (_r, args, ctx) =>
       domain(async () => {
-        const res = await ctx.fleet.addWorkspace({
-          name: args.name,
-          root: args.root,
-          config: toConfig(args.config),
-        });
-        return { name: res.workspace.name, created: res.created };
+        try {
+          const res = await ctx.fleet.addWorkspace({
+            name: args.name,
+            root: args.root,
+            config: toConfig(args.config),
+          });
+          return { name: res.workspace.name, created: res.created };
+        } catch (err) {
+          // A token limited to workspaces must not learn the names of the others.
+          if (
+            err instanceof Conflict &&
+            err.workspace !== null &&
+            !allowsWorkspace(ctx.auth, err.workspace)
+          ) {
+            throw new Conflict(
+              "this root is already registered as another workspace (one caliband per root)",
+            );
+          }
+          throw err;
+        }
       }),
   }),
   updateWorkspaceConfig: t.field({

@@ -128,11 +128,11 @@ export interface GatewayDeps {
 
 /** A listening gateway. */
 export interface Gateway {
-  /** Base URL, e.g. `http://127.0.0.1:7878`. */
+  /** Base URL, e.g. `http://127.0.0.1:7878` (the loopback address for a wildcard bind). */
   url: string;
   /** Bound port (useful with port 0). */
   port: number;
-  /** Name of the session cookie of this gateway (per port). */
+  /** Name of the session cookie for direct connections (per port; `__Host-` prefixed under TLS). */
   cookieName: string;
   yoga: YogaServerInstance<GatewayServerContext, GraphQLContext>;
   /** Open authenticated connections (graphql-ws and in-flight HTTP requests). */
@@ -195,7 +195,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
   const policy = new AccessPolicy(deps.access);
   const tlsOn = deps.tls != null;
   const maxConnections = deps.maxConnections ?? 256;
-  let cookieName = sessionCookieName(port, tlsOn); // set again once the port is known
+  let boundPort = port; // set once the port is known (port 0 picks one)
   const live = new LiveConnections((id, now) => deps.context()?.tokens.isActive(id, now) ?? false);
   let clientSeq = 0;
   let sseStreams = 0;
@@ -263,9 +263,18 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     },
   });
 
-  const authDeps = (svc: GraphQLServices): AuthDeps => ({
+  /**
+   * The session cookie of a request: `Secure` and `__Host-` prefixed when the browser talks HTTPS
+   * to us — TLS of our own, or a trusted proxy's `X-Forwarded-Proto: https`.
+   */
+  const cookieFor = (facts: RequestFacts) => {
+    const secure = policy.scheme(facts) === "https";
+    return { name: sessionCookieName(boundPort, secure), secure };
+  };
+
+  const authDeps = (svc: GraphQLServices, facts: RequestFacts): AuthDeps => ({
     tokens: svc.tokens,
-    cookieName,
+    cookieName: cookieFor(facts).name,
     insecure: deps.insecure,
   });
 
@@ -371,7 +380,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     {
       const auth = authenticate(
         { authorization: req.headers.authorization, cookie: req.headers.cookie, origin },
-        authDeps(svc),
+        authDeps(svc, facts),
       );
       if (!auth.ok) {
         refuse(svc, facts, "http", auth.code);
@@ -414,8 +423,8 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
 
   const sessionDeps = (svc: GraphQLServices, facts: RequestFacts) => ({
     tokens: svc.tokens,
-    cookieName,
-    secure: tlsOn,
+    cookieName: cookieFor(facts).name,
+    secure: cookieFor(facts).secure,
     refused: (reason: string) => refuse(svc, facts, "session", `UNAUTHENTICATED: ${reason}`),
     opened: (principal: Principal) =>
       void svc.audit.record({
@@ -452,7 +461,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     });
   });
   const addr = server.address() as AddressInfo;
-  cookieName = sessionCookieName(addr.port, tlsOn);
+  boundPort = addr.port;
 
   /** Open WebSocket connections that authenticated, and those still waiting for connection_init. */
   const authed = new Set<WebSocket>();
@@ -490,7 +499,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     if (!svc) return rejectUpgrade(socket, 503, "Service Unavailable", "the store is not open yet");
     const auth = authenticate(
       { authorization: req.headers.authorization, cookie: req.headers.cookie, origin },
-      authDeps(svc),
+      authDeps(svc, facts),
       true,
     );
     if (!auth.ok) {
@@ -544,7 +553,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         let principal = info.principal;
         const secret = tokenFromConnectionParams(ctx.connectionParams);
         if (secret !== null) {
-          const checked = authenticateSecret(secret, authDeps(svc));
+          const checked = authenticateSecret(secret, authDeps(svc, facts));
           if (!checked.ok) {
             refuse(svc, facts, "websocket", checked.code);
             ctx.extra.socket.close(CLOSE_UNAUTHORIZED, `Unauthorized: ${checked.message}`);
@@ -626,11 +635,13 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     KEEPALIVE_MS,
   );
 
-  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  // A wildcard bind is reachable on loopback: the URL the gateway logs must be one a browser opens.
+  const address = addr.address === "0.0.0.0" ? "127.0.0.1" : addr.address === "::" ? "::1" : addr.address;
+  const host = address.includes(":") ? `[${address}]` : address;
   const gateway: Gateway = {
     url: `${tlsOn ? "https" : "http"}://${host}:${addr.port}`,
     port: addr.port,
-    cookieName,
+    cookieName: sessionCookieName(addr.port, tlsOn),
     yoga,
     live,
     async close(graceMs = 5000) {

@@ -92,7 +92,8 @@ async function openSession(deps: SessionDeps, secret: string): Promise<string | 
 
 /**
  * For a GET of a page with `?token=`: open a session and redirect (303) to the same URL without
- * the token. A refused token redirects with `login=failed` instead, and no cookie.
+ * the token. A refused token redirects with `login=failed` instead, and no cookie; a URL followed
+ * from another site (`Sec-Fetch-Site` other than `none`/`same-origin`) with `login=cross-site`.
  * @returns true when it answered the request.
  */
 export async function exchangeTokenInUrl(
@@ -104,8 +105,14 @@ export async function exchangeTokenInUrl(
   const token = url.searchParams.get("token");
   if (token === null) return false;
   url.searchParams.delete("token");
-  const cookie = await openSession(deps, token);
-  if (!cookie) url.searchParams.set("login", "failed");
+  // Only a URL the operator opened themselves (typed, pasted, from a terminal: Sec-Fetch-Site
+  // `none`) or one of our own pages may sign the browser in: a foreign page (a link, a hidden
+  // iframe) must not swap the operator's session for one of its own (login CSRF).
+  const site = req.headers["sec-fetch-site"];
+  const direct = site === undefined || site === "none" || site === "same-origin";
+  const cookie = direct ? await openSession(deps, token) : null;
+  if (!direct) deps.refused(`sign-in URL opened from another site (Sec-Fetch-Site: ${String(site)})`);
+  if (!cookie) url.searchParams.set("login", direct ? "failed" : "cross-site");
   const location = `${url.pathname}${url.search}`;
   res
     .writeHead(303, {

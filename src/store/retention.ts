@@ -37,7 +37,8 @@ export function startRetention(
       for (const p of pruners) {
         try {
           const deleted = await p.prune(cutoff);
-          if (deleted > 0) log.info({ deleted, cutoff: cutoff.toISOString() }, `retention: old ${p.what} deleted`);
+          if (deleted > 0)
+            log.info({ deleted, cutoff: cutoff.toISOString() }, `retention: old ${p.what} deleted`);
         } catch (err) {
           log.error({ err, what: p.what }, "retention sweep failed; will retry next interval");
         }

@@ -1,9 +1,10 @@
 // Exposure off loopback and local file modes (issue 11 items 1, 6 and 8), with real `prospero serve`
 // processes: a non-loopback bind starts only with TLS or behind a trusted proxy, and says so loudly;
-// `--insecure-no-auth` is loopback-only, warns, and still checks Origin and Host; over TLS the API,
-// graphql-ws and the session cookie are HTTPS-only (`Secure`, `__Host-`); behind `--trust-proxy`
-// only the proxy may connect and the audit log records the forwarded client; the data dir, the
-// database and the admin token are private to the gateway's user, also when they were not before.
+// `--insecure-no-auth` is loopback-only (and not behind a proxy), warns, and still checks Origin
+// and Host; over TLS the API, graphql-ws and the session cookie are HTTPS-only (`Secure`,
+// `__Host-`); behind `--trust-proxy` only the proxy may connect and the audit log records the
+// forwarded client; the data dir, the database and the admin token are private to the gateway's
+// user, also when they were not before.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -258,9 +259,42 @@ describe("start-up refusals", () => {
     expect(fs.existsSync(data)).toBe(false);
   });
 
+  it("--insecure-no-auth behind --trust-proxy on a loopback bind: exit 2 (the proxy makes it reachable from the network)", async () => {
+    // A trusted proxy exists to carry other machines' requests to the gateway: with authentication
+    // off, everyone who can reach the proxy would be admin, exactly what a non-loopback bind is
+    // refused for.
+    const data = path.join(tmpDir(), "data");
+    const outcome = await startServe([
+      "--insecure-no-auth",
+      "--bind",
+      "127.0.0.1",
+      "--trust-proxy",
+      "127.0.0.2",
+      "--no-autostart",
+      "--data-dir",
+      data,
+    ]).then(
+      (p) => {
+        running.push(p);
+        return `listening on ${p.url}`;
+      },
+      (err: Error) => err.message,
+    );
+    expect(outcome).toMatch(/exited \(2\) before listening/);
+    expect(outcome).toMatch(/invalid --insecure-no-auth/);
+  });
+
   it("--tls-cert without --tls-key (or the reverse): exit 2", async () => {
     const data = path.join(tmpDir(), "data");
-    const certOnly = await runProspero(["serve", "--port", "0", "--tls-cert", tls.certPath, "--data-dir", data]);
+    const certOnly = await runProspero([
+      "serve",
+      "--port",
+      "0",
+      "--tls-cert",
+      tls.certPath,
+      "--data-dir",
+      data,
+    ]);
     expect(certOnly.code).toBe(2);
     expect(certOnly.stderr).toMatch(/invalid --tls-cert \/ --tls-key: only one was given/);
     const keyOnly = await runProspero(["serve", "--port", "0", "--tls-key", tls.keyPath, "--data-dir", data]);
@@ -347,10 +381,14 @@ describe("--insecure-no-auth on loopback", () => {
 
     const ok = await gqlRequest(p.url, KILL_NOBODY);
     expect(ok.status).toBe(200);
-    expect(JSON.parse(ok.body)).toEqual({ data: { killAgent: { __typename: "NotFoundError", code: "NOT_FOUND" } } });
+    expect(JSON.parse(ok.body)).toEqual({
+      data: { killAgent: { __typename: "NotFoundError", code: "NOT_FOUND" } },
+    });
 
     // Not authentication, so still enforced: a foreign page and a rebound host name.
-    const foreignOrigin = await gqlRequest(p.url, KILL_NOBODY, { headers: { origin: "http://evil.example" } });
+    const foreignOrigin = await gqlRequest(p.url, KILL_NOBODY, {
+      headers: { origin: "http://evil.example" },
+    });
     expect(foreignOrigin.status).toBe(403);
     expect(foreignOrigin.body).not.toContain("killAgent");
     const nullOrigin = await gqlRequest(p.url, KILL_NOBODY, { headers: { origin: "null" } });
@@ -396,7 +434,8 @@ describe("TLS", () => {
       path.join(tmpDir(), "data"),
     ]);
     const listening = await logged(p, (l) => l.msg === "gateway listening");
-    expect(listening.url).toMatch(/^https:\/\/0\.0\.0\.0:\d+$/);
+    // A wildcard bind logs a URL a browser can open: the loopback address, never 0.0.0.0.
+    expect(listening.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(listening.graphql).toMatch(/^https:\/\/.*\/graphql$/);
     const exposed = await logged(p, (l) => l.level === 40 && l.bind === "0.0.0.0");
     expect(exposed).toMatchObject({ tls: true, trustedProxies: [] });
@@ -503,13 +542,22 @@ describe("trusted proxy", () => {
       { token, localAddress: "127.0.0.2" },
     );
     const body = JSON.parse(res.body) as {
-      data: { auditLog: { edges: { node: { remoteAddress: string | null; result: string; denied: boolean } }[] } };
+      data: {
+        auditLog: { edges: { node: { remoteAddress: string | null; result: string; denied: boolean } }[] };
+      };
     };
     return body.data.auditLog.edges.map((e) => e.node);
   }
 
   it("loopback bind with --trust-proxy 127.0.0.2: only the proxy connects, X-Forwarded-For is the audited address, /healthz stays open", async () => {
-    const p = await serve(["--bind", "127.0.0.1", "--trust-proxy", "127.0.0.2", "--data-dir", path.join(tmpDir(), "data")]);
+    const p = await serve([
+      "--bind",
+      "127.0.0.1",
+      "--trust-proxy",
+      "127.0.0.2",
+      "--data-dir",
+      path.join(tmpDir(), "data"),
+    ]);
     const token = await serveToken(p);
     await waitForStatus(`${p.url}/readyz`, 200);
 
@@ -534,8 +582,14 @@ describe("trusted proxy", () => {
     });
     expect(viaProxy.status).toBe(200);
     expect(JSON.parse(viaProxy.body)).toEqual({ data: { viewer: { role: "ADMIN" } } });
-    const mutation = await gqlRequest(p.url, KILL_NOBODY, { token, localAddress: "127.0.0.2", headers: forwarded });
-    expect(JSON.parse(mutation.body)).toEqual({ data: { killAgent: { __typename: "NotFoundError", code: "NOT_FOUND" } } });
+    const mutation = await gqlRequest(p.url, KILL_NOBODY, {
+      token,
+      localAddress: "127.0.0.2",
+      headers: forwarded,
+    });
+    expect(JSON.parse(mutation.body)).toEqual({
+      data: { killAgent: { __typename: "NotFoundError", code: "NOT_FOUND" } },
+    });
     // A client-supplied entry in front of the proxy's own is not believed: the proxy's last hop is.
     await gqlRequest(p.url, KILL_NOBODY, {
       token,
@@ -576,7 +630,14 @@ describe("trusted proxy", () => {
   });
 
   it("--bind 0.0.0.0 --trust-proxy 127.0.0.2: accepted because of the proxy, warns, still only the proxy connects", async () => {
-    const p = await serve(["--bind", "0.0.0.0", "--trust-proxy", "127.0.0.2", "--data-dir", path.join(tmpDir(), "data")]);
+    const p = await serve([
+      "--bind",
+      "0.0.0.0",
+      "--trust-proxy",
+      "127.0.0.2",
+      "--data-dir",
+      path.join(tmpDir(), "data"),
+    ]);
     const exposed = await logged(p, (l) => l.level === 40 && l.bind === "0.0.0.0");
     expect(exposed).toMatchObject({ tls: false, trustedProxies: ["127.0.0.2"] });
     expect(exposed.msg).toMatch(/exposed beyond this machine on 0\.0\.0\.0/);
@@ -600,7 +661,11 @@ describe("trusted proxy", () => {
     ]);
     const token = await serveToken(p);
     await waitForStatus(`${p.url}/readyz`, 200);
-    const proxied = { host: "prospero.example.com", "x-forwarded-proto": "https", "x-forwarded-for": "203.0.113.7" };
+    const proxied = {
+      host: "prospero.example.com",
+      "x-forwarded-proto": "https",
+      "x-forwarded-for": "203.0.113.7",
+    };
     const exchange = await request({
       url: `${p.url}/?token=${encodeURIComponent(token)}`,
       localAddress: "127.0.0.2",

@@ -81,7 +81,9 @@ export async function spawnVia(
 }
 
 /** One audit row as stored. */
-export type AuditRow = Awaited<ReturnType<AppHarness["app"]["db"]["prisma"]["auditEntry"]["findMany"]>>[number];
+export type AuditRow = Awaited<
+  ReturnType<AppHarness["app"]["db"]["prisma"]["auditEntry"]["findMany"]>
+>[number];
 
 /** Highest audit row id now (0 when the log is empty). */
 export async function lastAuditId(h: AppHarness): Promise<number> {

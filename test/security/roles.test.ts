@@ -1,0 +1,896 @@
+/**
+ * Roles and workspace scopes (issue 11 item 2) as a client sees them: a role × mutation matrix
+ * derived from the schema (a mutation the table does not classify fails the suite), every
+ * mutation call audited, every query and subscription open to viewers, and a token limited to
+ * one workspace seeing and touching nothing of the others — over the real port, real tokens,
+ * real caliband doubles.
+ */
+import { GraphQLObjectType, GraphQLSchema, GraphQLString } from "graphql";
+import { createClient, type Client } from "graphql-ws";
+import WebSocket from "ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSchema, fieldsWithoutAuthRule } from "../../src/schema/index.js";
+import { collect, startAppHarness, type AppHarness } from "../helpers/app-harness.js";
+import { waitFor } from "../helpers/fleet-harness.js";
+import { tmpDir } from "../helpers/tmp.js";
+import {
+  addWorkspaceWithDaemon,
+  auditAfter,
+  lastAuditId,
+  spawnVia,
+  type AuditRow,
+  type OtherWorkspace,
+} from "./support.js";
+
+type Role = "viewer" | "operator" | "admin";
+const ROLES: readonly Role[] = ["viewer", "operator", "admin"];
+const rank = (r: Role) => ROLES.indexOf(r);
+
+/** Held agents stay running for the whole file (well past its end). */
+const HOLD = "wait fake:hold=600000";
+/** An env value that must never be stored in clear. */
+const ENV_SECRET = "sk-ant-do-not-store-4f1c9e";
+
+const RESULT = `__typename ... on Error { code message } ... on ForbiddenError { requiredRole workspaceName }`;
+
+interface MutationResult {
+  __typename: string;
+  code?: string;
+  message?: string;
+  requiredRole?: string | null;
+  workspaceName?: string | null;
+  [k: string]: unknown;
+}
+
+/** What a mutation needs and how to call it with minimal valid variables. */
+interface MutationCase {
+  /** The weakest role that may call it (issue 11 item 2). */
+  need: Role;
+  /** `workspace`: within the token's workspaces; `fleet`: only tokens not limited to workspaces. */
+  scope: "workspace" | "fleet";
+  /** Variable declarations and arguments of the call. */
+  decl: string;
+  args: string;
+  /** Prepare targets in workspace `ws` (as admin) and return the variables. */
+  vars(ws: string): Promise<Record<string, unknown>>;
+  /** Variables for the role matrix when `vars("demo")` would break the workspace for later cases. */
+  matrixVars?(): Promise<Record<string, unknown>>;
+  /** The workspace and agent its audit row must name, from the variables. */
+  targets(v: Record<string, unknown>): { workspace?: string | null; agentId?: string | null };
+}
+
+let h: AppHarness;
+let other: OtherWorkspace;
+let seq = 0;
+
+const roots: Record<string, string> = {};
+const held = (ws: string) => spawnVia(h, ws, HOLD);
+const interactive = (ws: string) =>
+  spawnVia(h, ws, "chat with me", { interactive: true, until: (s) => s === "idle" });
+const agentTarget = (v: Record<string, unknown>) => ({ agentId: v["agentId"] as string });
+
+/**
+ * Every mutation of the schema, classified. A new mutation field must be added here (the first
+ * test fails until it is), which forces a decision about who may call it.
+ */
+const CASES: Record<string, MutationCase> = {
+  spawnAgent: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($input: SpawnAgentInput!)",
+    args: "input: $input",
+    vars: async (ws) => ({ input: { workspace: ws, prompt: HOLD } }),
+    targets: (v) => ({ workspace: (v["input"] as { workspace: string }).workspace }),
+  },
+  killAgent: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($agentId: String!)",
+    args: "agentId: $agentId",
+    vars: async (ws) => ({ agentId: await held(ws) }),
+    targets: agentTarget,
+  },
+  respawnAgent: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($agentId: String!)",
+    args: "agentId: $agentId, force: true",
+    vars: async (ws) => ({ agentId: await held(ws) }),
+    targets: agentTarget,
+  },
+  removeAgent: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($agentId: String!)",
+    args: "agentId: $agentId, force: true",
+    vars: async (ws) => ({ agentId: await held(ws) }),
+    targets: agentTarget,
+  },
+  drainAgent: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($agentId: String!)",
+    args: "agentId: $agentId, timeoutMs: 0",
+    vars: async (ws) => ({ agentId: await held(ws) }),
+    targets: agentTarget,
+  },
+  sendAgentInput: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($agentId: String!)",
+    args: `agentId: $agentId, text: "hello from the matrix"`,
+    vars: async (ws) => ({ agentId: await interactive(ws) }),
+    targets: agentTarget,
+  },
+  endAgentInput: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($agentId: String!)",
+    args: "agentId: $agentId",
+    vars: async (ws) => ({ agentId: await interactive(ws) }),
+    targets: agentTarget,
+  },
+  addWorkspace: {
+    need: "admin",
+    scope: "workspace",
+    decl: "($name: String!, $root: String!)",
+    args: "name: $name, root: $root",
+    // Registering again with the same root: created false, nothing changes.
+    vars: async (ws) => ({ name: ws, root: roots[ws] }),
+    targets: (v) => ({ workspace: v["name"] as string }),
+  },
+  updateWorkspaceConfig: {
+    need: "admin",
+    scope: "workspace",
+    decl: "($name: String!, $config: ProviderConfigInput!)",
+    args: "name: $name, config: $config",
+    // Held agents are live, so the daemon-env change waits (no restart).
+    vars: async (ws) => ({
+      name: ws,
+      config: { provider: "ANTHROPIC", env: [{ name: "ANTHROPIC_API_KEY", value: ENV_SECRET }] },
+    }),
+    targets: (v) => ({ workspace: v["name"] as string }),
+  },
+  restartWorkspaceDaemon: {
+    need: "admin",
+    scope: "workspace",
+    decl: "($name: String!)",
+    args: "name: $name",
+    // Refused while agents are live (no force): a typed InvalidStateError, nothing restarted.
+    vars: async (ws) => ({ name: ws }),
+    targets: (v) => ({ workspace: v["name"] as string }),
+  },
+  removeWorkspace: {
+    need: "admin",
+    scope: "workspace",
+    decl: "($name: String!)",
+    args: "name: $name",
+    vars: async (ws) => ({ name: ws }),
+    // The matrix removes a throwaway workspace, not "demo".
+    matrixVars: async () => {
+      const name = `scratch-${++seq}`;
+      const root = tmpDir("scr-");
+      const r = await h.gql<{ addWorkspace: { __typename: string } }>(
+        `mutation($name: String!, $root: String!) { addWorkspace(name: $name, root: $root) { __typename } }`,
+        { name, root },
+      );
+      expect(r.data?.addWorkspace.__typename).toBe("AddWorkspacePayload");
+      return { name };
+    },
+    targets: (v) => ({ workspace: v["name"] as string }),
+  },
+  createToken: {
+    need: "admin",
+    scope: "fleet",
+    decl: "($input: CreateTokenInput!)",
+    args: "input: $input",
+    vars: async () => ({ input: { name: `made-${++seq}`, role: "VIEWER" } }),
+    targets: () => ({ workspace: null, agentId: null }),
+  },
+  revokeToken: {
+    need: "admin",
+    scope: "fleet",
+    decl: "($token: String!)",
+    args: "token: $token",
+    vars: async () => {
+      const name = `victim-${++seq}`;
+      await h.createToken({ name, role: "VIEWER" });
+      return { token: name };
+    },
+    targets: () => ({ workspace: null, agentId: null }),
+  },
+};
+
+/** Call mutation `field` as `token`; the GraphQL response must carry no errors. */
+async function call(field: string, v: Record<string, unknown>, token: string): Promise<MutationResult> {
+  const c = CASES[field]!;
+  const res = await h.gql<{ r: MutationResult }>(
+    `mutation Matrix${c.decl} { r: ${field}(${c.args}) { ${RESULT} } }`,
+    v,
+    token,
+  );
+  expect(res.errors, JSON.stringify(res.errors)).toBeUndefined();
+  return res.data!.r;
+}
+
+/** Everything a mutation could change (audit rows and token use times aside). */
+async function snapshot() {
+  const p = h.app.db.prisma;
+  const writes = (reqs: { line: string }[]) =>
+    reqs.filter((r) => /"(spawn|kill|respawn|rm|shutdown)"/.test(r.line)).length;
+  return {
+    workspaces: await p.workspace.findMany({
+      orderBy: { name: "asc" },
+      select: {
+        name: true,
+        root: true,
+        provider: true,
+        apiKeyFromEnv: true,
+        env: true,
+        model: true,
+        pendingConfig: true,
+        removedAt: true,
+      },
+    }),
+    agents: await p.agent.findMany({
+      orderBy: { id: "asc" },
+      select: { id: true, workspace: true, status: true, goneAt: true, respawnedFrom: true },
+    }),
+    tokens: await p.apiToken.findMany({
+      orderBy: { id: "asc" },
+      select: { id: true, name: true, role: true, revokedAt: true },
+    }),
+    inputEvents: await p.event.count({
+      where: { kind: { in: ["input_sent", "input_ended", "agent_spawned"] } },
+    }),
+    daemonWrites: [writes(h.d.daemon.requests), writes(other.daemon.requests)],
+  };
+}
+
+/** Wait until nothing changes for a few polls (earlier allowed calls may still be settling). */
+async function settled(): Promise<Awaited<ReturnType<typeof snapshot>>> {
+  let prev = JSON.stringify(await snapshot());
+  let stable = 0;
+  const deadline = Date.now() + 10_000;
+  while (stable < 2) {
+    if (Date.now() > deadline) throw new Error("the fleet never settled");
+    await new Promise((r) => setTimeout(r, 120));
+    const now = JSON.stringify(await snapshot());
+    stable = now === prev ? stable + 1 : 0;
+    prev = now;
+  }
+  return snapshot();
+}
+
+/** The one audit row a call wrote, checked against who called and what came back. */
+async function expectAuditRow(
+  since: number,
+  field: string,
+  v: Record<string, unknown>,
+  who: { name: string; role: Role },
+  result: MutationResult,
+): Promise<AuditRow> {
+  const rows = (await auditAfter(h, since)).filter((r) => r.operation === field);
+  expect(rows, `${field} as ${who.name}: exactly one audit row`).toHaveLength(1);
+  const row = rows[0]!;
+  const isError = result.__typename.endsWith("Error");
+  const outcome = isError ? result.code : result.__typename;
+  expect(row).toMatchObject({
+    operation: field,
+    operationName: "Matrix",
+    tokenName: who.name,
+    role: who.role,
+    remoteAddress: "127.0.0.1",
+    result: outcome,
+    denied: outcome === "FORBIDDEN" || outcome === "UNAUTHENTICATED",
+  });
+  const t = CASES[field]!.targets(v);
+  if (t.workspace !== undefined) expect(row.workspace).toBe(t.workspace);
+  if (t.agentId !== undefined) expect(row.agentId).toBe(t.agentId);
+  expect(JSON.stringify(row.args)).not.toContain(ENV_SECRET);
+  return row;
+}
+
+const tokens: Record<Role, string> = { viewer: "", operator: "", admin: "" };
+const TOKEN_NAME: Record<Role, string> = { viewer: "m-viewer", operator: "m-operator", admin: "m-admin" };
+
+describe("role × mutation matrix (derived from the schema)", () => {
+  beforeAll(async () => {
+    h = await startAppHarness();
+    other = await addWorkspaceWithDaemon(h);
+    roots["demo"] = h.d.ws.root;
+    roots["other"] = other.root;
+    for (const r of ROLES) {
+      tokens[r] = await h.createToken({
+        name: TOKEN_NAME[r],
+        role: r.toUpperCase() as "VIEWER" | "OPERATOR" | "ADMIN",
+      });
+    }
+    // A live agent in each workspace keeps config changes pending and restarts refused.
+    await held("demo");
+    await held("other");
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await other?.close();
+  });
+
+  it("the table classifies every mutation field of the schema, and no more", () => {
+    const fields = Object.keys(buildSchema().getMutationType()!.getFields()).sort();
+    expect(Object.keys(CASES).sort()).toEqual(fields);
+  });
+
+  it.each(Object.keys(CASES))(
+    "%s: refused below its role with nothing changed, allowed at or above it, audited every time",
+    async (field) => {
+      const c = CASES[field]!;
+      const v = await (c.matrixVars ?? (() => c.vars("demo")))();
+      for (const role of ROLES) {
+        const before = await settled();
+        const since = await lastAuditId(h);
+        const r = await call(field, v, tokens[role]);
+        if (rank(role) < rank(c.need)) {
+          expect(r, `${field} as ${role}`).toMatchObject({
+            __typename: "ForbiddenError",
+            code: "FORBIDDEN",
+            requiredRole: c.need.toUpperCase(),
+          });
+          expect(r.message).toMatch(new RegExp(`needs the ${c.need} role`));
+          expect(await snapshot(), `${field} as ${role} changed something`).toEqual(before);
+        } else {
+          expect(r.__typename, `${field} as ${role}: ${JSON.stringify(r)}`).not.toBe("ForbiddenError");
+          expect(r.__typename).not.toBe("UnauthenticatedError");
+        }
+        await expectAuditRow(since, field, v, { name: TOKEN_NAME[role], role }, r);
+      }
+    },
+  );
+
+  it("the operator role really drives agents, and an env value is stored redacted in the audit log", async () => {
+    // Positive controls for the matrix: what "allowed" did.
+    const spawned = await h.app.db.prisma.auditEntry.findMany({
+      where: { operation: "spawnAgent", tokenName: TOKEN_NAME.operator },
+    });
+    expect(spawned.map((r) => r.result)).toEqual(["SpawnAgentPayload"]);
+    expect(spawned[0]!.agentId).toMatch(/^[0-9a-f]{12}$/);
+    const killed = await h.app.db.prisma.auditEntry.findFirst({
+      where: { operation: "killAgent", tokenName: TOKEN_NAME.operator },
+    });
+    expect(killed?.result).toBe("AgentPayload");
+    const cfg = await h.app.db.prisma.auditEntry.findMany({ where: { operation: "updateWorkspaceConfig" } });
+    expect(cfg).toHaveLength(3);
+    for (const row of cfg) {
+      expect(row.args).toEqual({
+        name: "demo",
+        config: { provider: "anthropic", env: [{ name: "ANTHROPIC_API_KEY", value: "[redacted]" }] },
+      });
+    }
+    // No row anywhere in the log holds the value.
+    const all = await h.app.db.prisma.auditEntry.findMany();
+    expect(JSON.stringify(all)).not.toContain(ENV_SECRET);
+  });
+});
+
+describe("a token that expired while its WebSocket stays open", () => {
+  beforeAll(async () => {
+    h = await startAppHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("a mutation over it is an UnauthenticatedError, audited as denied with the client's address", async () => {
+    const live = await held("demo");
+    const res = await h.gql<{ createToken: { secret: string } }>(
+      `mutation($input: CreateTokenInput!) { createToken(input: $input) { ... on CreateTokenPayload { secret } } }`,
+      { input: { name: "fading", role: "OPERATOR", expiresAt: new Date(Date.now() + 1_000).toISOString() } },
+    );
+    // Hold off the expiry sweep (which would close the connection) to reach the schema's own check.
+    h.app.gateway.live.stop();
+    try {
+      const { client, closes } = wsAs(res.data!.createToken.secret);
+      // An open subscription keeps the (lazy) connection up.
+      const keep = collect(client, `subscription($id: String!) { agentEvents(agentId: $id) { seq } }`, {
+        id: live,
+      });
+      const before = await firstResult(client, "{ viewer { name } }");
+      expect(before.data).toEqual({ viewer: { name: "fading" } });
+      await new Promise((r) => setTimeout(r, 1_200));
+      const since = await lastAuditId(h);
+      const kill = await firstResult(
+        client,
+        `mutation Late($id: String!) { killAgent(agentId: $id) { ${RESULT} } }`,
+        { id: live },
+      );
+      expect(kill.data, JSON.stringify(kill)).toMatchObject({
+        killAgent: { __typename: "UnauthenticatedError", code: "UNAUTHENTICATED" },
+      });
+      expect(h.app.fleet.state.agent(live)?.status).toBe("running");
+      const rows = (await auditAfter(h, since)).filter((r) => r.operation === "killAgent");
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        operationName: "Late",
+        tokenName: "fading",
+        role: "operator",
+        remoteAddress: "127.0.0.1",
+        agentId: live,
+        result: "UNAUTHENTICATED",
+        denied: true,
+      });
+      const q = await firstResult(client, "{ agents { edges { node { agentId } } } }");
+      expect(q.errors?.[0]?.extensions).toMatchObject({ code: "UNAUTHENTICATED" });
+      expect(closes).toEqual([]);
+      keep.stop();
+      await client.dispose();
+    } finally {
+      h.app.gateway.live.start();
+    }
+  });
+});
+
+describe("a token limited to one workspace", () => {
+  let scoped = "";
+  const SCOPED = "scoped-admin";
+  beforeAll(async () => {
+    h = await startAppHarness();
+    other = await addWorkspaceWithDaemon(h);
+    roots["demo"] = h.d.ws.root;
+    roots["other"] = other.root;
+    scoped = await h.createToken({ name: SCOPED, role: "ADMIN", workspaces: ["other"] });
+    await held("demo");
+    await held("other");
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await other?.close();
+  });
+
+  // removeWorkspace last: allowed on "other", it unregisters it.
+  const order = [...Object.keys(CASES).filter((f) => f !== "removeWorkspace"), "removeWorkspace"];
+
+  it.each(order)(
+    "%s: refused on demo and its agents, allowed on other (even for an admin)",
+    async (field) => {
+      const c = CASES[field]!;
+      const onDemo = await c.vars("demo");
+      const before = await settled();
+      const since = await lastAuditId(h);
+      const r = await call(field, onDemo, scoped);
+      expect(r, `${field} on demo`).toMatchObject({ __typename: "ForbiddenError", code: "FORBIDDEN" });
+      if (c.scope === "fleet") {
+        expect(r.requiredRole).toBe("ADMIN");
+        expect(r.message).toMatch(/not limited to workspaces/);
+      } else if (c.targets(onDemo).workspace) {
+        // (A refusal by agent names the agent, not its workspace.)
+        expect(r.workspaceName).toBe("demo");
+      }
+      expect(await snapshot(), `${field} on demo changed something`).toEqual(before);
+      const row = await expectAuditRow(since, field, onDemo, { name: SCOPED, role: "admin" }, r);
+      expect(row.denied).toBe(true);
+
+      const onOther = await c.vars("other");
+      const since2 = await lastAuditId(h);
+      const r2 = await call(field, onOther, scoped);
+      if (c.scope === "fleet") {
+        expect(r2.__typename).toBe("ForbiddenError");
+      } else {
+        expect(r2.__typename, `${field} on other: ${JSON.stringify(r2)}`).not.toBe("ForbiddenError");
+        expect(r2.__typename).not.toBe("UnauthenticatedError");
+      }
+      await expectAuditRow(since2, field, onOther, { name: SCOPED, role: "admin" }, r2);
+    },
+  );
+});
+
+describe("queries and subscriptions", () => {
+  let viewer = "";
+  let operator = "";
+  let doneId = "";
+  let doneGid = "";
+  beforeAll(async () => {
+    h = await startAppHarness();
+    viewer = await h.createToken({ name: "q-viewer", role: "VIEWER" });
+    operator = await h.createToken({ name: "q-operator", role: "OPERATOR" });
+    doneId = await spawnVia(h, "demo", "say hi", { until: (s) => s === "done" });
+    const g = await h.gql<{ agent: { id: string } }>(`query($id: String!) { agent(agentId: $id) { id } }`, {
+      id: doneId,
+    });
+    doneGid = g.data!.agent.id;
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("every root field declares a rule, and the detector does report a field without one", () => {
+    expect(fieldsWithoutAuthRule(buildSchema())).toEqual([]);
+    const guarded = {
+      type: GraphQLString,
+      extensions: { pothosOptions: { authScopes: { role: "viewer" } } },
+    };
+    const bare = new GraphQLSchema({
+      query: new GraphQLObjectType({
+        name: "Query",
+        fields: { guarded, open: { type: GraphQLString } },
+      }),
+      mutation: new GraphQLObjectType({
+        name: "Mutation",
+        fields: { guarded, doIt: { type: GraphQLString } },
+      }),
+      subscription: new GraphQLObjectType({
+        name: "Subscription",
+        fields: { guarded, watch: { type: GraphQLString } },
+      }),
+    });
+    expect(fieldsWithoutAuthRule(bare)).toEqual(["Query.open", "Mutation.doIt", "Subscription.watch"]);
+  });
+
+  /** A minimal document per Query field and the weakest role that may read it. */
+  const QUERIES: Record<string, { need: Role; doc: string }> = {
+    node: { need: "viewer", doc: "node(id: $gid) { id ... on Agent { agentId } }" },
+    nodes: { need: "viewer", doc: "nodes(ids: [$gid]) { id }" },
+    version: { need: "viewer", doc: "version" },
+    readiness: { need: "viewer", doc: "readiness { ready }" },
+    fleet: { need: "viewer", doc: "fleet { host workspaces { name } }" },
+    workspaces: { need: "viewer", doc: "workspaces { name config { env { name valueSet } } }" },
+    workspace: { need: "viewer", doc: `workspace(name: "demo") { name }` },
+    agents: { need: "viewer", doc: "agents(first: 5) { edges { node { agentId } } }" },
+    agent: { need: "viewer", doc: "agent(agentId: $id) { agentId status }" },
+    events: { need: "viewer", doc: "events(agentId: $id, first: 2) { nodes { seq } }" },
+    usage: { need: "viewer", doc: "usage { turns }" },
+    metrics: { need: "viewer", doc: "metrics { pollsTotal }" },
+    viewer: { need: "viewer", doc: "viewer { name role }" },
+    tokens: { need: "admin", doc: "tokens { name }" },
+    auditLog: { need: "admin", doc: "auditLog(first: 1) { edges { node { id } } }" },
+  };
+
+  it("the query table classifies every Query field of the schema", () => {
+    expect(Object.keys(QUERIES).sort()).toEqual(
+      Object.keys(buildSchema().getQueryType()!.getFields()).sort(),
+    );
+  });
+
+  it.each(Object.keys(QUERIES))(
+    "Query.%s: readable from its role up, refused (and audited) below",
+    async (field) => {
+      const q = QUERIES[field]!;
+      const as: Record<Role, string> = { viewer, operator, admin: h.token };
+      for (const role of ROLES) {
+        const since = await lastAuditId(h);
+        const decl = [
+          ...(q.doc.includes("$id") ? ["$id: String!"] : []),
+          ...(q.doc.includes("$gid") ? ["$gid: ID!"] : []),
+        ];
+        const res = await h.gql<Record<string, unknown>>(
+          `query Q${decl.length ? `(${decl.join(", ")})` : ""} { ${q.doc} __typename }`,
+          {
+            ...(q.doc.includes("$id") ? { id: doneId } : {}),
+            ...(q.doc.includes("$gid") ? { gid: doneGid } : {}),
+          },
+          as[role],
+        );
+        if (rank(role) < rank(q.need)) {
+          expect(res.errors?.[0]?.extensions).toMatchObject({ code: "FORBIDDEN", requiredRole: "ADMIN" });
+          expect(res.data?.[field] ?? null).toBeNull();
+          const rows = await waitFor(async () => {
+            const r = (await auditAfter(h, since)).filter((e) => e.operation === field);
+            return r.length ? r : null;
+          });
+          expect(rows[0]).toMatchObject({
+            tokenName: role === "viewer" ? "q-viewer" : "q-operator",
+            role,
+            remoteAddress: "127.0.0.1",
+            result: "FORBIDDEN",
+            denied: true,
+          });
+        } else {
+          expect(res.errors, `${field} as ${role}: ${JSON.stringify(res.errors)}`).toBeUndefined();
+          expect(res.data?.[field] ?? null, `${field} as ${role}`).not.toBeNull();
+        }
+      }
+    },
+  );
+
+  const SUBSCRIPTIONS: Record<string, string> = {
+    agentEvents: "agentEvents(agentId: $id) { __typename seq }",
+    workspaceEvents: `workspaceEvents(name: "demo") { __typename seq }`,
+    fleetEvents: "fleetEvents { __typename seq }",
+    fleetChanges: "fleetChanges { __typename }",
+  };
+
+  it("the subscription table classifies every Subscription field of the schema", () => {
+    expect(Object.keys(SUBSCRIPTIONS).sort()).toEqual(
+      Object.keys(buildSchema().getSubscriptionType()!.getFields()).sort(),
+    );
+  });
+
+  it.each(Object.keys(SUBSCRIPTIONS))("Subscription.%s: a viewer token gets items", async (field) => {
+    const client = h.ws(viewer);
+    const sub = collect<Record<string, unknown>>(
+      client,
+      `subscription S${field === "agentEvents" ? "($id: String!)" : ""} { ${SUBSCRIPTIONS[field]} }`,
+      field === "agentEvents" ? { id: doneId } : {},
+      (items) => items.length >= 1,
+    );
+    await sub.done;
+    expect(sub.items[0]).toHaveProperty(field);
+  });
+});
+
+/** A graphql-ws client as `token` that records how its socket closed. */
+function wsAs(token: string): { client: Client; closes: number[] } {
+  const closes: number[] = [];
+  const client = createClient({
+    url: `${h.url.replace("http", "ws")}/graphql`,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    connectionParams: { authorization: `Bearer ${token}` },
+    on: { closed: (e) => closes.push((e as { code: number }).code) },
+  });
+  return { client, closes };
+}
+
+/**
+ * The first result (or error) of an operation whose server completes it (queries, mutations,
+ * refused subscriptions). It does not unsubscribe from inside `next`: the graphql-ws client then
+ * releases the operation twice when the server's `complete` follows, and its lazy connection
+ * closes under the other subscriptions.
+ */
+function firstResult(
+  client: Client,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<{
+  data?: unknown;
+  errors?: readonly { message: string; extensions?: Record<string, unknown> }[];
+}> {
+  return new Promise((resolve) => {
+    client.subscribe(
+      { query, variables },
+      {
+        next: (v) => resolve(v as never),
+        error: (e) =>
+          resolve({
+            errors: Array.isArray(e)
+              ? (e as never)
+              : [
+                  {
+                    message:
+                      typeof e === "object" && e !== null && "code" in e
+                        ? `closed ${String(e.code)}`
+                        : String(e),
+                  },
+                ],
+          }),
+        complete: () => resolve({}),
+      },
+    );
+  });
+}
+
+describe("what a token limited to workspace other can see", () => {
+  let scoped = "";
+  let demoDone: string[] = [];
+  let otherDone = "";
+  let demoLive = "";
+  beforeAll(async () => {
+    h = await startAppHarness();
+    other = await addWorkspaceWithDaemon(h);
+    scoped = await h.createToken({ name: "only-other", role: "VIEWER", workspaces: ["other"] });
+    const done = (s: string | undefined) => s === "done";
+    demoDone = [
+      await spawnVia(h, "demo", "say hi", { until: done }),
+      await spawnVia(h, "demo", "say hi again", { until: done }),
+    ];
+    otherDone = await spawnVia(h, "other", "say hi", { until: done });
+    demoLive = await held("demo");
+    // Usage is counted from ingested turns.
+    await waitFor(
+      async () =>
+        (await h.app.db.prisma.agent.count({
+          where: { id: { in: [...demoDone, otherDone] }, turns: { gt: 0 } },
+        })) === 3,
+      10_000,
+      "turns ingested",
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await other?.close();
+  });
+
+  it("lists: workspaces, fleet { workspaces }, agents (also filtered on demo)", async () => {
+    const res = await h.gql<{
+      workspaces: { name: string }[];
+      fleet: { workspaces: { name: string }[] };
+      all: { edges: { node: { agentId: string; workspace: { name: string } } }[] };
+      demo: { edges: unknown[] };
+    }>(
+      `{ workspaces { name } fleet { workspaces { name } }
+         all: agents { edges { node { agentId workspace { name } } } }
+         demo: agents(filter: { workspace: "demo" }) { edges { node { agentId } } } }`,
+      {},
+      scoped,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data!.workspaces).toEqual([{ name: "other" }]);
+    expect(res.data!.fleet.workspaces).toEqual([{ name: "other" }]);
+    expect(res.data!.all.edges.map((e) => e.node)).toEqual([
+      { agentId: otherDone, workspace: { name: "other" } },
+    ]);
+    expect(res.data!.demo.edges).toEqual([]);
+    // The admin sees both (so the lists above really were filtered).
+    const admin = await h.gql<{ workspaces: { name: string }[]; agents: { edges: unknown[] } }>(
+      `{ workspaces { name } agents { edges { node { agentId } } } }`,
+    );
+    expect(admin.data!.workspaces.map((w) => w.name)).toEqual(["demo", "other"]);
+    expect(admin.data!.agents.edges).toHaveLength(4);
+  });
+
+  it("usage(groupBy: [MODEL]) counts only other's turns", async () => {
+    type U = { turns: number; inputTokens: number; outputTokens: number; workspace?: string | null };
+    const sum = (rows: U[]) =>
+      rows.reduce(
+        (a, r) => ({
+          turns: a.turns + r.turns,
+          inputTokens: a.inputTokens + r.inputTokens,
+          outputTokens: a.outputTokens + r.outputTokens,
+        }),
+        { turns: 0, inputTokens: 0, outputTokens: 0 },
+      );
+    const q = `{ byModel: usage(groupBy: [MODEL]) { turns inputTokens outputTokens }
+                 byWs: usage(groupBy: [WORKSPACE]) { workspace turns inputTokens outputTokens } }`;
+    const mine = await h.gql<{ byModel: U[]; byWs: U[] }>(q, {}, scoped);
+    const all = await h.gql<{ byModel: U[]; byWs: U[] }>(q);
+    expect(mine.errors).toBeUndefined();
+    const otherRow = all.data!.byWs.find((r) => r.workspace === "other")!;
+    const { workspace: _w, ...otherTotals } = otherRow;
+    expect(otherTotals.turns).toBeGreaterThan(0);
+    expect(sum(mine.data!.byModel)).toEqual(otherTotals);
+    expect(sum(all.data!.byModel).turns).toBeGreaterThan(otherTotals.turns);
+    expect(mine.data!.byWs.map((r) => r.workspace)).toEqual(["other"]);
+  });
+
+  it("naming demo or its agents: workspace, agent, events, node(s) refused", async () => {
+    const ids = await h.gql<{ d: { id: string }; o: { id: string } }>(
+      `query($d: String!, $o: String!) { d: agent(agentId: $d) { id } o: agent(agentId: $o) { id } }`,
+      { d: demoDone[0], o: otherDone },
+    );
+    const demoGid = ids.data!.d.id;
+    const otherGid = ids.data!.o.id;
+    for (const doc of [
+      `{ workspace(name: "demo") { name } }`,
+      `{ agent(agentId: "${demoDone[0]}") { agentId } }`,
+      `{ events(workspace: "demo") { nodes { seq } } }`,
+      `{ events(agentId: "${demoDone[0]}") { nodes { seq } } }`,
+    ]) {
+      const res = await h.gql(doc, {}, scoped);
+      expect(res.errors?.[0]?.extensions, doc).toMatchObject({ code: "FORBIDDEN" });
+      expect(JSON.stringify(res.data ?? null)).not.toContain(demoDone[0]!);
+    }
+    const node = await h.gql<{ node: unknown }>(
+      `query($id: ID!) { node(id: $id) { id ... on Agent { agentId name } } }`,
+      { id: demoGid },
+      scoped,
+    );
+    expect(node.data?.node ?? null).toBeNull();
+    expect(node.errors?.map((e) => e.extensions?.["code"])).toContain("FORBIDDEN");
+    const nodes = await h.gql<{ nodes: ({ agentId: string } | null)[] }>(
+      `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Agent { agentId } } }`,
+      { ids: [demoGid, otherGid] },
+      scoped,
+    );
+    expect(JSON.stringify(nodes.data ?? null)).not.toContain(demoDone[0]!);
+    expect(nodes.data?.nodes?.[1]).toMatchObject({ agentId: otherDone });
+  });
+
+  it("an error answering a limited token names no workspace outside its list", async () => {
+    // A token limited to other and a (not yet registered) third workspace tries to register
+    // demo's root under the name third: refused, but without telling it demo exists.
+    const limited = await h.createToken({
+      name: "other-third",
+      role: "ADMIN",
+      workspaces: ["other", "third"],
+    });
+    const res = await h.gql<{ addWorkspace: MutationResult }>(
+      `mutation($root: String!) { addWorkspace(name: "third", root: $root) { ${RESULT} } }`,
+      { root: h.d.ws.root },
+      limited,
+    );
+    expect(res.data?.addWorkspace.__typename).toBe("ConflictError");
+    expect(res.data?.addWorkspace.message).not.toMatch(/workspace demo\b/);
+  });
+
+  it("agentEvents and workspaceEvents of demo are refused (FORBIDDEN)", async () => {
+    const { client } = wsAs(scoped);
+    for (const [query, v] of [
+      ["subscription($id: String!) { agentEvents(agentId: $id) { seq } }", { id: demoLive }],
+      [`subscription { workspaceEvents(name: "demo") { seq } }`, {}],
+      [`subscription { fleetEvents(filter: { workspace: "demo" }) { seq } }`, {}],
+      ["subscription($id: String!) { fleetEvents(filter: { agentId: $id }) { seq } }", { id: demoLive }],
+    ] as const) {
+      const since = await lastAuditId(h);
+      const r = await firstResult(client, query, v);
+      expect(r.errors?.[0]?.extensions, query).toMatchObject({ code: "FORBIDDEN" });
+      expect(r.data ?? null).toBeNull();
+      // The refusal is audited.
+      const field = /\{ (\w+)\(/.exec(query)![1]!;
+      const rows = await waitFor(async () => {
+        const found = (await auditAfter(h, since)).filter((e) => e.operation === field);
+        return found.length ? found : null;
+      });
+      expect(rows[0]).toMatchObject({
+        tokenName: "only-other",
+        result: "FORBIDDEN",
+        denied: true,
+        remoteAddress: "127.0.0.1",
+      });
+    }
+    await client.dispose();
+  });
+
+  it("fleetChanges seed and fleetEvents (history and live) carry nothing of demo", async () => {
+    const { client } = wsAs(scoped);
+    type Change = {
+      fleetChanges: {
+        __typename: string;
+        agent?: { agentId: string; workspace: { name: string } };
+        workspace?: { name: string } | string;
+        agentId?: string;
+      };
+    };
+    const changes = collect<Change>(
+      client,
+      `subscription { fleetChanges { __typename
+         ... on AgentAppeared { agent { agentId workspace { name } } }
+         ... on AgentStatusChanged { agent { agentId workspace { name } } }
+         ... on AgentGone { agentId ws: workspace }
+         ... on WorkspaceHealthChanged { workspace { name } } } }`,
+      {},
+    );
+    const events = collect<{
+      fleetEvents: { __typename: string; workspace: string; agentId: string | null };
+    }>(client, `subscription { fleetEvents { __typename workspace agentId } }`, {});
+    await waitFor(
+      () => changes.items.some((i) => i.fleetChanges.__typename === "FleetSeedComplete"),
+      10_000,
+      "seed",
+    );
+    const seed = changes.items.map((i) => i.fleetChanges);
+    expect(seed.filter((i) => i.__typename === "WorkspaceHealthChanged")).toEqual([
+      { __typename: "WorkspaceHealthChanged", workspace: { name: "other" } },
+    ]);
+    for (const i of seed) if (i.agent) expect(i.agent.workspace.name).toBe("other");
+    // History replayed: other's events only (demo has more of them).
+    await waitFor(() => events.items.some((e) => e.fleetEvents.agentId === otherDone), 10_000, "history");
+
+    // Live: a spawn in demo, then one in other; only the second may arrive.
+    const demoNew = await held("demo");
+    const otherNew = await held("other");
+    await waitFor(
+      () => changes.items.some((i) => i.fleetChanges.agent?.agentId === otherNew),
+      10_000,
+      "other's spawn on fleetChanges",
+    );
+    await waitFor(
+      () => events.items.some((e) => e.fleetEvents.agentId === otherNew),
+      10_000,
+      "other's events",
+    );
+    // Give demo's events the same time to (wrongly) arrive.
+    await new Promise((r) => setTimeout(r, 300));
+    changes.stop();
+    events.stop();
+    const text = JSON.stringify([changes.items, events.items]);
+    expect(text).not.toContain(demoNew);
+    expect(text).not.toContain(demoLive);
+    for (const id of demoDone) expect(text).not.toContain(id);
+    expect(events.items.every((e) => e.fleetEvents.workspace === "other")).toBe(true);
+    await client.dispose();
+    // The admin's view of the same period does include demo's spawn (the filter is what hid it).
+    const admin = await h.gql<{ events: { nodes: { agentId: string | null }[] } }>(
+      `{ events(workspace: "demo", first: 500) { nodes { agentId } } }`,
+    );
+    expect(admin.data!.events.nodes.some((n) => n.agentId === demoNew)).toBe(true);
+  });
+});
