@@ -298,11 +298,10 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     }
     if (!policy.hostAllowed(req.headers.host)) {
       refuse(deps.context(), facts, "http", "MISDIRECTED_HOST");
-      plainText(
-        res,
-        421,
-        "unknown Host: this gateway answers to localhost, IP addresses and its --public-host names",
-      );
+      const text =
+        "unknown Host: this gateway answers to localhost, IP addresses and its --public-host names";
+      if (pathname === GRAPHQL_PATH) graphqlError(res, 421, "MISDIRECTED_HOST", text);
+      else plainText(res, 421, text);
       return;
     }
     if (pathname === "/healthz") {
@@ -354,7 +353,12 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     // /graphql ---------------------------------------------------------------------------------
     if (origin === "forbidden") {
       refuse(svc, facts, "http", "FORBIDDEN_ORIGIN");
-      plainText(res, 403, "cross-origin requests are refused (allow an origin with --cors-origin)");
+      graphqlError(
+        res,
+        403,
+        "FORBIDDEN_ORIGIN",
+        "cross-origin requests are refused (allow an origin with --cors-origin)",
+      );
       return;
     }
     if (req.method === "OPTIONS") {
@@ -367,7 +371,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       !/^application\/(graphql-response\+)?json\b/i.test(req.headers["content-type"] ?? "")
     ) {
       refuse(svc, facts, "http", "UNSUPPORTED_MEDIA_TYPE");
-      plainText(res, 415, "GraphQL requests must be sent as application/json");
+      graphqlError(res, 415, "UNSUPPORTED_MEDIA_TYPE", "GraphQL requests must be sent as application/json");
       req.resume();
       return;
     }
@@ -377,48 +381,46 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       });
       return;
     }
-    {
-      const auth = authenticate(
-        { authorization: req.headers.authorization, cookie: req.headers.cookie, origin },
-        authDeps(svc, facts),
-      );
-      if (!auth.ok) {
-        refuse(svc, facts, "http", auth.code);
-        graphqlError(res, auth.status, auth.code, auth.message, {
-          "www-authenticate": 'Bearer realm="prospero"',
-        });
+    const auth = authenticate(
+      { authorization: req.headers.authorization, cookie: req.headers.cookie, origin },
+      authDeps(svc, facts),
+    );
+    if (!auth.ok) {
+      refuse(svc, facts, "http", auth.code);
+      graphqlError(res, auth.status, auth.code, auth.message, {
+        "www-authenticate": 'Bearer realm="prospero"',
+      });
+      req.resume();
+      return;
+    }
+    const principal = auth.principal!;
+    // SSE streams are long-lived connections too: the same cap as WebSockets.
+    if (/text\/event-stream/.test(req.headers.accept ?? "")) {
+      if (sseStreams >= maxConnections) {
+        graphqlError(
+          res,
+          503,
+          "TOO_MANY_CONNECTIONS",
+          `too many open subscription streams (${maxConnections})`,
+          {
+            "retry-after": "5",
+          },
+        );
         req.resume();
         return;
       }
-      const principal = auth.principal!;
-      // SSE streams are long-lived connections too: the same cap as WebSockets.
-      if (/text\/event-stream/.test(req.headers.accept ?? "")) {
-        if (sseStreams >= maxConnections) {
-          graphqlError(
-            res,
-            503,
-            "TOO_MANY_CONNECTIONS",
-            `too many open subscription streams (${maxConnections})`,
-            {
-              "retry-after": "5",
-            },
-          );
-          req.resume();
-          return;
-        }
-        sseStreams++;
-        res.once("close", () => sseStreams--);
-      }
-      // Revoking the token ends this request too (an SSE stream may be long-lived).
-      const untrack = live.add(principal, () => res.destroy());
-      res.once("close", untrack);
-      if (req.headers["transfer-encoding"] !== undefined) limitStreamingBody(req, res);
-      void yoga.handle(req, res, {
-        principal,
-        remoteAddress: policy.clientAddress(facts),
-        clientKey: `http:${++clientSeq}`,
-      });
+      sseStreams++;
+      res.once("close", () => sseStreams--);
     }
+    // Revoking the token ends this request too (an SSE stream may be long-lived).
+    const untrack = live.add(principal, () => res.destroy());
+    res.once("close", untrack);
+    if (req.headers["transfer-encoding"] !== undefined) limitStreamingBody(req, res);
+    void yoga.handle(req, res, {
+      principal,
+      remoteAddress: policy.clientAddress(facts),
+      clientKey: `http:${++clientSeq}`,
+    });
   };
 
   const sessionDeps = (svc: GraphQLServices, facts: RequestFacts) => ({

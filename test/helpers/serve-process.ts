@@ -14,7 +14,7 @@ export const PROSPERO_BIN = path.resolve(import.meta.dirname, "../../bin/prosper
 /** A started gateway process. */
 export interface ServeProcess {
   child: ChildProcessWithoutNullStreams;
-  /** Base URL parsed from the "gateway listening" log line. */
+  /** Base URL parsed from the "gateway listening" log line (http or https). */
   url: string;
   /** Everything written to stderr so far. */
   stderr: () => string;
@@ -66,7 +66,7 @@ export function startServe(
     }, timeoutMs);
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
-      const m = /"url":"(http:\/\/[^"]+)"/.exec(stderr);
+      const m = /"url":"(https?:\/\/[^"]+)"/.exec(stderr);
       if (m?.[1]) {
         clearTimeout(timer);
         resolve({ child, url: m[1], stderr: () => stderr, exited, env: fullEnv });

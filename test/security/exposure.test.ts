@@ -5,7 +5,6 @@
 // `__Host-`); behind `--trust-proxy` only the proxy may connect and the audit log records the
 // forwarded client; the data dir, the database and the admin token are private to the gateway's
 // user, also when they were not before.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -14,7 +13,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import {
-  PROSPERO_BIN,
   runProspero,
   serveToken,
   startServe,
@@ -46,41 +44,8 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serve
   return p;
 }
 
-/**
- * `prospero serve --port 0 <args>` for an HTTPS gateway: like startServe (whose URL pattern is
- * `http://` only), waiting for the "gateway listening" line and taking its URL, whatever the scheme.
- */
-function serveAnyScheme(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: tmpDir("xdg-") };
-  delete env.PROSPERO_ADMIN_TOKEN;
-  const child = spawn(process.execPath, [PROSPERO_BIN, "serve", "--port", "0", "--no-autostart", ...args], {
-    env,
-  });
-  let stderr = "";
-  const exited = new Promise<number | string>((resolve) =>
-    child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)),
-  );
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`prospero serve did not log "gateway listening" within ${timeoutMs} ms:\n${stderr}`));
-    }, timeoutMs);
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      const line = logLines(stderr).find((l) => l.msg === "gateway listening");
-      if (typeof line?.url === "string") {
-        clearTimeout(timer);
-        const p: ServeProcess = { child, url: line.url, stderr: () => stderr, exited, env };
-        running.push(p);
-        resolve(p);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`prospero serve exited (${code}) before listening:\n${stderr}`));
-    });
-  });
-}
+/** `prospero serve --port 0 --no-autostart <args>` for an HTTP or HTTPS gateway. */
+const serveAnyScheme = (args: string[]): Promise<ServeProcess> => serve(args);
 
 /** One pino line of the gateway's stderr. */
 interface LogLine {
