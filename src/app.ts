@@ -160,6 +160,13 @@ export async function startApp(
     allowEnv: config.allowEnv,
     allowRoots: config.allowRoots,
   });
+  const hijackable = fleet.registry.envPolicy.hijackableAllowed();
+  if (hijackable.length > 0) {
+    logger.warn(
+      { variables: hijackable, allowEnv: config.allowEnv },
+      "--allow-env lets workspace configs set variables that make processes run other code: any admin can then run commands as this user",
+    );
+  }
   const tokens = new TokenService(db.prisma, writer, logger);
   const audit = new AuditLog(writer, logger);
   let admin: { secret: string; file: string; issued: boolean };

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ConfigError } from "./errors.js";
 import { LOG_LEVELS } from "./log.js";
 import { isLoopbackAddress } from "./auth/http-policy.js";
+import { parseEnvPatterns } from "./fleet/provider.js";
 
 /** The validated gateway configuration. Durations are in ms; `port` 0 picks a free port. */
 export interface Config {
@@ -325,6 +326,7 @@ export function resolveConfig(
   }
   const cfg = out as unknown as Config;
   cfg.dataDir = path.resolve(cfg.dataDir);
+  parseEnvPatterns(cfg.allowEnv, "--allow-env / PROSPERO_ALLOW_ENV");
   checkExposure(cfg);
   return cfg;
 }

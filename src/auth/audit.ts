@@ -4,10 +4,13 @@
  * and the result (payload type or error code). Rows go through the store's single writer; the
  * table refuses UPDATE (a trigger), and only retention deletes old rows.
  *
- * Requests refused before GraphQL (no or bad credentials) are recorded too, but an address that
- * keeps failing cannot fill the disk: after {@link REFUSALS_PER_WINDOW} rows per address per
- * {@link REFUSAL_WINDOW_MS}, further refusals are only counted, and one row with the count is
- * written when that address is next refused after the window.
+ * Denied attempts cannot fill the disk: after {@link REFUSALS_PER_WINDOW} rows per client address
+ * (refusals before GraphQL) or per token (denied fields) in {@link REFUSAL_WINDOW_MS}, and after
+ * {@link REFUSALS_PER_WINDOW_TOTAL} such rows in all, further ones are only counted, and one row
+ * with the count is written when that key is next denied after the window. Every row is bounded
+ * too: strings are cut at {@link MAX_AUDIT_STRING} characters, lists at {@link MAX_AUDIT_LIST}
+ * items, the arguments at {@link MAX_AUDIT_ARGS_BYTES} bytes, and anything that looks like a
+ * Prospero token secret is redacted wherever it appears.
  */
 import {
   getNamedType,
@@ -27,10 +30,22 @@ import type { Principal } from "./roles.js";
 export const REDACTED = "[redacted]";
 
 /** Longest string argument kept whole, characters (longer ones are cut, with their length noted). */
-export const MAX_AUDIT_STRING = 2_000;
+export const MAX_AUDIT_STRING = 1_000;
 
-/** Refusals recorded per client address per window before further ones are only counted. */
+/** Most items of a list argument kept (the rest are counted). */
+export const MAX_AUDIT_LIST = 50;
+
+/** Largest stored arguments of one row, bytes of JSON (larger ones are replaced by a summary). */
+export const MAX_AUDIT_ARGS_BYTES = 8_192;
+
+/** Denied attempts recorded per key (client address, or token) per window before further ones are only counted. */
 export const REFUSALS_PER_WINDOW = 20;
+
+/** Denied attempts recorded per window over all keys. */
+export const REFUSALS_PER_WINDOW_TOTAL = 500;
+
+/** What a Prospero token secret looks like (redacted wherever it appears in arguments). */
+const SECRET_PATTERN = /prospero_[A-Za-z0-9_-]{20,}/g;
 
 /** Length of the refusal-recording window, ms. */
 export const REFUSAL_WINDOW_MS = 60_000;
@@ -66,6 +81,7 @@ export interface AuditStats {
 export class AuditLog {
   readonly stats: AuditStats = { written: 0, failures: 0, suppressed: 0 };
   private readonly refusals = new Map<string, { windowStart: number; count: number; suppressed: number }>();
+  private total = { windowStart: 0, count: 0 };
   private readonly log: Logger;
 
   constructor(
@@ -78,6 +94,7 @@ export class AuditLog {
 
   /** Write one row; resolves once it is committed. Never rejects (a failure is logged and counted). */
   async record(r: AuditRecord): Promise<void> {
+    const args = boundArgs(r.args);
     const data: Prisma.AuditEntryCreateInput = {
       ts: new Date(this.now()),
       tokenId: r.principal?.tokenId ?? null,
@@ -92,7 +109,7 @@ export class AuditLog {
       operationName: r.operationName?.slice(0, 200) ?? null,
       workspace: r.workspace?.slice(0, 200) ?? null,
       agentId: r.agentId?.slice(0, 200) ?? null,
-      args: r.args === undefined || r.args === null ? undefined : (r.args as Prisma.InputJsonValue),
+      args: args === undefined ? undefined : (args as Prisma.InputJsonValue),
       result: r.result.slice(0, 200),
       denied: r.denied,
     };
@@ -110,14 +127,20 @@ export class AuditLog {
    * module comment). Does not wait for the write.
    */
   recordRefusal(r: Omit<AuditRecord, "denied">): void {
-    const key = r.remoteAddress ?? "unknown";
+    void this.recordDenied({ ...r, denied: true }, `address:${r.remoteAddress ?? "unknown"}`);
+  }
+
+  /**
+   * Record a denied attempt, bounded per `key` and in all (see the module comment). Resolves
+   * once the row is committed, or at once when it is only counted. Never rejects.
+   */
+  async recordDenied(r: AuditRecord, key: string): Promise<void> {
     const now = this.now();
     let w = this.refusals.get(key);
     if (!w || now - w.windowStart >= REFUSAL_WINDOW_MS) {
       if (w && w.suppressed > 0) {
         void this.record({
           ...r,
-          operation: r.operation,
           args: { suppressedRefusals: w.suppressed, windowMs: REFUSAL_WINDOW_MS },
           denied: true,
         });
@@ -126,13 +149,15 @@ export class AuditLog {
       this.refusals.set(key, w);
       if (this.refusals.size > 10_000) this.pruneWindows(now);
     }
-    if (w.count >= REFUSALS_PER_WINDOW) {
+    if (now - this.total.windowStart >= REFUSAL_WINDOW_MS) this.total = { windowStart: now, count: 0 };
+    if (w.count >= REFUSALS_PER_WINDOW || this.total.count >= REFUSALS_PER_WINDOW_TOTAL) {
       w.suppressed++;
       this.stats.suppressed++;
       return;
     }
     w.count++;
-    void this.record({ ...r, denied: true });
+    this.total.count++;
+    await this.record({ ...r, denied: true });
   }
 
   /**
@@ -153,10 +178,31 @@ export class AuditLog {
   }
 }
 
+/** `args` as stored: undefined for none, a summary when its JSON exceeds {@link MAX_AUDIT_ARGS_BYTES}. */
+function boundArgs(args: unknown): unknown {
+  if (args === undefined || args === null) return undefined;
+  const json = JSON.stringify(args);
+  if (json.length <= MAX_AUDIT_ARGS_BYTES) return args;
+  return {
+    truncated: true,
+    bytes: json.length,
+    keys: typeof args === "object" ? Object.keys(args as object).slice(0, 20) : [],
+  };
+}
+
+/** A string fit for the audit log: token secrets redacted, cut at {@link MAX_AUDIT_STRING}. */
+function boundString(value: string): string {
+  const clean = value.replace(SECRET_PATTERN, REDACTED);
+  return clean.length > MAX_AUDIT_STRING
+    ? `${clean.slice(0, MAX_AUDIT_STRING)}… (${value.length} characters)`
+    : clean;
+}
+
 /**
  * A copy of a field's arguments fit for the audit log: values of input fields marked
- * `extensions: { sensitive: true }` in the schema become {@link REDACTED}, strings longer than
- * {@link MAX_AUDIT_STRING} are cut, and unknown keys are dropped.
+ * `extensions: { sensitive: true }` in the schema become {@link REDACTED}, so does anything that
+ * looks like a token secret; strings longer than {@link MAX_AUDIT_STRING} are cut, lists after
+ * {@link MAX_AUDIT_LIST} items, and unknown keys are dropped.
  */
 export function redactArgs(
   args: Record<string, unknown>,
@@ -174,7 +220,9 @@ function redactValue(value: unknown, type: GraphQLInputType): unknown {
   if (value === null || value === undefined) return value ?? null;
   const t = getNullableType(type);
   if (isListType(t)) {
-    return Array.isArray(value) ? value.map((v) => redactValue(v, t.ofType as GraphQLInputType)) : null;
+    if (!Array.isArray(value)) return null;
+    const kept = value.slice(0, MAX_AUDIT_LIST).map((v) => redactValue(v, t.ofType as GraphQLInputType));
+    return value.length > MAX_AUDIT_LIST ? [...kept, `… (${value.length} items)`] : kept;
   }
   const named = getNamedType(t);
   if (isInputObjectType(named)) {
@@ -188,9 +236,7 @@ function redactValue(value: unknown, type: GraphQLInputType): unknown {
     }
     return out;
   }
-  if (typeof value === "string" && value.length > MAX_AUDIT_STRING) {
-    return `${value.slice(0, MAX_AUDIT_STRING)}… (${value.length} characters)`;
-  }
+  if (typeof value === "string") return boundString(value);
   if (value instanceof Date) return value.toISOString();
   return value;
 }

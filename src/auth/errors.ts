@@ -4,6 +4,7 @@
  * subscriptions; a request without valid credentials is refused before GraphQL with HTTP 401.
  */
 import { ProsperoError } from "../errors.js";
+import { NotFound } from "../fleet/errors.js";
 import type { Role } from "./roles.js";
 
 /** No valid credentials: missing, unknown, expired or revoked token. */
@@ -22,5 +23,18 @@ export class Forbidden extends ProsperoError {
     readonly workspace: string | null = null,
   ) {
     super(message);
+  }
+}
+
+/**
+ * An agent outside the token's workspaces, answered as if it did not exist (`NotFoundError`), so a
+ * token limited to workspaces cannot probe which agent ids exist elsewhere. The audit log still
+ * records the attempt as denied (`scopeDenied`).
+ */
+export class AgentNotVisible extends NotFound {
+  /** Marks the refusal for the audit log (clients see a plain NotFoundError). */
+  readonly scopeDenied = true;
+  constructor(agentId: string) {
+    super("agent", agentId);
   }
 }

@@ -192,6 +192,17 @@ export class TokenService {
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   }
 
+  /**
+   * The stored hash of the active bootstrap admin token (what the local-token challenge is keyed
+   * by, src/auth/local-credentials.ts), or null when there is none.
+   */
+  activeBootstrapHash(nowMs = Date.now()): string | null {
+    for (const [hash, rec] of this.byHash) {
+      if (rec.bootstrap && this.isActive(rec.id, nowMs)) return hash;
+    }
+    return null;
+  }
+
   /** One token by id, or undefined. */
   get(id: string): TokenRecord | undefined {
     return this.byId.get(id);
@@ -275,6 +286,11 @@ export class TokenService {
         path: ["name"],
         message: "1–64 letters, digits, '.', '_', '-' or '@', starting with a letter or digit",
       });
+    } else if (/^[0-9a-f]{12}$/.test(input.name)) {
+      // `token revoke <x>` takes a name or an id: a name shaped like an id would be ambiguous.
+      issues.push({ path: ["name"], message: "must not look like a token id (12 hex characters)" });
+    } else if (input.name.startsWith(TOKEN_PREFIX)) {
+      issues.push({ path: ["name"], message: `must not start with ${TOKEN_PREFIX} (the prefix of secrets)` });
     }
     if (!isRole(input.role)) issues.push({ path: ["role"], message: "viewer, operator or admin" });
     const workspaces = input.workspaces ? [...new Set(input.workspaces)] : null;
@@ -431,7 +447,15 @@ export class TokenService {
     }
     for (const t of activeBootstrap) await this.revoke(t.id, nowMs);
     const secret = supplied ?? newSecret();
-    if (this.byHash.has(hashSecret(secret))) {
+    const known = this.byHash.get(hashSecret(secret));
+    if (known?.bootstrap) {
+      throw new ConfigError(
+        "PROSPERO_ADMIN_TOKEN",
+        "a new secret: this one was the bootstrap admin token and has been revoked or has expired",
+        "a revoked token stays revoked",
+      );
+    }
+    if (known) {
       throw new ConfigError(
         "PROSPERO_ADMIN_TOKEN",
         "a secret not used by another token",

@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError, type Command } from "commander";
 import { createProsperoClient, type ProsperoClient } from "../sdk/index.js";
+import { findVerifiedLocalToken } from "../auth/local-credentials.js";
 import { CliError, EXIT, describeFailure, type ExitCode } from "./exit.js";
 import { processOutput, type Output } from "./output.js";
 import { safeText } from "./sanitize.js";
@@ -108,7 +109,10 @@ export function clientAction<A extends unknown[]>(
     let code: ExitCode | number = EXIT.ok;
     try {
       const url = resolveUrl(opts.url);
-      client = createProsperoClient({ url, ...(opts.token ? { token: opts.token } : {}) });
+      // --token, else PROSPERO_TOKEN, else the local gateway's admin token once it proved it owns it.
+      const token =
+        opts.token || process.env["PROSPERO_TOKEN"] || (await findVerifiedLocalToken(url)) || false;
+      client = createProsperoClient({ url, token });
       const ctx: CliContext = { client, url, json: opts.json === true, out, signal: ctrl.signal };
       code = (await fn(ctx, ...(args.slice(0, -1) as A))) ?? EXIT.ok;
     } catch (err) {

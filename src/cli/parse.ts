@@ -63,23 +63,26 @@ export function collectWorkspaces(raw: string, prev: string[] = []): string[] {
 }
 
 /**
- * An expiry for `--expires`: a duration from now (`90m`, `12h`, `30d`, `2w`) or an ISO 8601 date or
- * date-time in the future. Returns RFC 3339 in UTC.
+ * An expiry for `--expires`: a duration from now (`90m` = minutes, `12h`, `30d`, `2w`) or an ISO
+ * 8601 date or date-time in the future, at most 10 years ahead. Returns RFC 3339 in UTC.
  */
 export function parseExpiry(raw: string, now: () => number = Date.now): string {
   const rel = RELATIVE.exec(raw.trim());
+  let t: number;
   if (rel) {
     const ms = Number(rel[1]) * (UNIT_MS[rel[2] ?? "d"] ?? 0);
     if (ms <= 0) throw new InvalidArgumentError("the expiry must be in the future");
-    return new Date(now() + ms).toISOString();
+    t = now() + ms;
+  } else {
+    t = Date.parse(raw);
+    if (!realCalendarDate(raw) || Number.isNaN(t)) {
+      throw new InvalidArgumentError(
+        `expected a duration (90m minutes, 12h, 30d, 2w) or an ISO date/time (2027-01-01), got ${JSON.stringify(raw)}`,
+      );
+    }
+    if (t <= now()) throw new InvalidArgumentError(`the expiry ${raw} is not in the future`);
   }
-  const t = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw.trim()) || Number.isNaN(t)) {
-    throw new InvalidArgumentError(
-      `expected a duration (90m, 12h, 30d, 2w) or an ISO date/time (2027-01-01), got ${JSON.stringify(raw)}`,
-    );
-  }
-  if (t <= now()) throw new InvalidArgumentError(`the expiry ${raw} is not in the future`);
+  if (t > now() + MAX_EXPIRY_MS) throw new InvalidArgumentError("the expiry may be at most 10 years ahead");
   return new Date(t).toISOString();
 }
 
@@ -123,13 +126,25 @@ export function parseInstant(raw: string, now: () => number = Date.now): string 
   const rel = RELATIVE.exec(raw.trim());
   if (rel) return new Date(now() - Number(rel[1]) * (UNIT_MS[rel[2] ?? "d"] ?? 0)).toISOString();
   const t = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw.trim()) || Number.isNaN(t)) {
+  if (!realCalendarDate(raw) || Number.isNaN(t)) {
     throw new InvalidArgumentError(
       `expected an ISO date/time (2026-11-01, 2026-11-01T12:00:00Z) or a time ago (30m, 24h, 7d, 2w), got ${JSON.stringify(raw)}`,
     );
   }
   return new Date(t).toISOString();
 }
+
+/** True when `raw` starts with a real calendar date `YYYY-MM-DD` (no 2030-02-30 rolling into March). */
+function realCalendarDate(raw: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(raw.trim());
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/** Latest `--expires`: the gateway accepts at most 10 years ahead. */
+const MAX_EXPIRY_MS = 10 * 365 * 86_400_000;
 
 function splitList(raw: string): string[] {
   return raw

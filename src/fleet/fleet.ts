@@ -90,6 +90,8 @@ export class Fleet {
     this.registry = new WorkspaceRegistry(opts.db, opts.writer, {
       envPolicy,
       allowRoots: parseAllowRoots(opts.allowRoots ?? []),
+      // Agents of a workspace rooted at (or above) the data dir would work next to its admin token.
+      protectedDirs: [opts.dataDir],
     });
     this.daemons = new DaemonPool({ ...opts, envPolicy, logger: opts.logger });
     this.recorder = new Recorder(opts.store, this.state, this.log);

@@ -193,10 +193,48 @@ export function parseEnvPatterns(patterns: readonly string[], setting = "--allow
     if (typeof p !== "string" || !ENV_PATTERN.test(p)) {
       throw new ConfigError(setting, ENV_PATTERN_EXPECTED, `got ${JSON.stringify(p)}`);
     }
+    if (/^\*+$/.test(p)) {
+      throw new ConfigError(
+        setting,
+        "names or patterns with a fixed part (e.g. MY_TOOL_*): a pattern of only * would let configs set any variable (LD_PRELOAD, NODE_OPTIONS, PATH, …)",
+        `got ${JSON.stringify(p)}`,
+      );
+    }
     if (!out.includes(p)) out.push(p);
   }
   return out;
 }
+
+/**
+ * Variables known to make a process run other code (loader, interpreter, shell and git hooks,
+ * proxies). Refused by the built-in allowlist; an operator's `--allow-env` may still allow them,
+ * which {@link EnvPolicy.hijackableAllowed} reports so the gateway can warn at start.
+ */
+export const KNOWN_HIJACK_VARIABLES: readonly string[] = [
+  "LD_PRELOAD",
+  "LD_LIBRARY_PATH",
+  "LD_AUDIT",
+  "DYLD_INSERT_LIBRARIES",
+  "DYLD_LIBRARY_PATH",
+  "NODE_OPTIONS",
+  "NODE_PATH",
+  "PATH",
+  "GIT_CONFIG_COUNT",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_DIR",
+  "GIT_EXEC_PATH",
+  "GIT_SSH_COMMAND",
+  "BASH_ENV",
+  "ENV",
+  "PYTHONPATH",
+  "PYTHONSTARTUP",
+  "PERL5OPT",
+  "PERL5LIB",
+  "RUBYOPT",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+];
 
 /**
  * What a provider configuration may put into a process's environment: the built-in allowlist
@@ -245,6 +283,14 @@ export class EnvPolicy {
       return `env ${name} must be ${hit.rule.value.expected} (or allowed as is with --allow-env ${name})`;
     }
     return null;
+  }
+
+  /**
+   * The {@link KNOWN_HIJACK_VARIABLES} the operator's patterns allow configs to set (the gateway
+   * warns about each at start: an admin could then run code as the gateway's user).
+   */
+  hijackableAllowed(): string[] {
+    return KNOWN_HIJACK_VARIABLES.filter((v) => matchesAny(v, this.operator));
   }
 
   /** Why `apiKeyFromEnv` may not name `name`, or null when it may. */
@@ -347,8 +393,48 @@ export function validateProviderConfig(
   policy: EnvPolicy = DEFAULT_ENV_POLICY,
 ): ProviderConfig {
   const cfg = parseStoredProviderConfig(input);
+  const secretInUrl = cfg.baseUrl === null ? null : baseUrlSecretReason(cfg.baseUrl);
+  if (secretInUrl !== null) {
+    throw new ValidationFailed([{ path: ["baseUrl"], message: secretInUrl }]);
+  }
   policy.check(cfg);
   return cfg;
+}
+
+/**
+ * Why a base URL may carry a secret (user info, a query string or a fragment), or null — also
+ * null for a string that is not a URL at all (the shape check reports that). A base URL is
+ * readable by every viewer and written to the audit log; keys belong in `apiKeyFromEnv`.
+ */
+export function baseUrlSecretReason(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (u.username !== "" || u.password !== "") {
+    return "must not contain a user name or password (base URLs are shown to viewers; put keys in apiKeyFromEnv)";
+  }
+  if (u.search !== "" || u.hash !== "") {
+    return "must not contain a query string or fragment (base URLs are shown to viewers; put keys in apiKeyFromEnv)";
+  }
+  return null;
+}
+
+/** A base URL fit to show: user info, query and fragment of a (legacy) stored URL removed. */
+export function displayBaseUrl(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString();
+  } catch {
+    return null;
+  }
 }
 
 // ─── Keeping stored values ───────────────────────────────────────────────────────────────────

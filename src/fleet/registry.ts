@@ -72,6 +72,8 @@ export interface RegistryPolicies {
   envPolicy?: EnvPolicy;
   /** Operator root prefixes (`--allow-root`, validated by `parseAllowRoots`); empty = any allowed root. */
   allowRoots?: readonly string[];
+  /** Directories of the gateway itself (its data dir): no root may be, contain or lie inside one. */
+  protectedDirs?: readonly string[];
 }
 
 /** Registered workspaces, durable and in memory. */
@@ -80,6 +82,7 @@ export class WorkspaceRegistry {
   /** The env policy every config is checked against (on input and when a daemon's env is built). */
   readonly envPolicy: EnvPolicy;
   private readonly allowRoots: readonly string[];
+  private readonly protectedDirs: readonly string[];
 
   constructor(
     private readonly db: PrismaClient,
@@ -88,6 +91,7 @@ export class WorkspaceRegistry {
   ) {
     this.envPolicy = policies.envPolicy ?? DEFAULT_ENV_POLICY;
     this.allowRoots = policies.allowRoots ?? [];
+    this.protectedDirs = policies.protectedDirs ?? [];
   }
 
   /** Load every stored workspace (call once at start). */
@@ -155,7 +159,10 @@ export class WorkspaceRegistry {
         { path: ["name"], message: "1–64 letters, digits, '.', '_' or '-', starting with a letter or digit" },
       ]);
     }
-    const root = await checkWorkspaceRoot(input.root, { allowRoots: this.allowRoots });
+    const root = await checkWorkspaceRoot(input.root, {
+      allowRoots: this.allowRoots,
+      protectedDirs: this.protectedDirs,
+    });
     const config = input.config ? this.validateConfig(input.config, null) : EMPTY_PROVIDER_CONFIG;
     const existing = this.byName.get(input.name);
     if (existing) {

@@ -122,6 +122,11 @@ export function parseAllowRoots(prefixes: readonly string[], setting = "--allow-
 export interface RootPolicy {
   /** Operator prefixes (from {@link parseAllowRoots}); empty or absent = any non-system directory. */
   allowRoots?: readonly string[];
+  /**
+   * The gateway's own directories (its data dir, holding the database and the admin token): a
+   * root may not be one, contain one, or lie inside one (compared as given and as realpaths).
+   */
+  protectedDirs?: readonly string[];
 }
 
 function refuse(message: string): ValidationFailed {
@@ -134,7 +139,8 @@ function refuse(message: string): ValidationFailed {
  * Rules, in order: absolute; at most {@link MAX_ROOT_LENGTH} characters; not a system directory
  * as given (after removing `..`); exists and is a directory; its realpath at most
  * {@link MAX_ROOT_LENGTH} characters and not a system directory; owned by the gateway's uid
- * (where the platform has uids); under an allowed prefix when `policy.allowRoots` is non-empty
+ * (where the platform has uids); not the gateway's data dir, inside it or above it
+ * (`policy.protectedDirs`); under an allowed prefix when `policy.allowRoots` is non-empty
  * (a prefix is compared as given and as its realpath when it exists). Reads the file system only.
  * @throws ValidationFailed with path `["root"]` and a message saying which rule failed.
  */
@@ -162,6 +168,16 @@ export async function checkWorkspaceRoot(given: string, policy: RootPolicy = {})
     const owner = (await fs.stat(canonical)).uid;
     if (owner !== uid) {
       throw refuse(`${canonical} is owned by uid ${owner}, not by the gateway's user (uid ${uid})`);
+    }
+  }
+  for (const dir of policy.protectedDirs ?? []) {
+    const real = await fs.realpath(dir).catch(() => path.resolve(dir));
+    for (const d of new Set([path.resolve(dir), real])) {
+      if (isWithin(canonical, d) || isWithin(d, canonical)) {
+        throw refuse(
+          `${canonical} may not be a workspace root: it ${isWithin(canonical, d) ? "is inside" : "contains"} the gateway's data dir ${d} (its database and admin token)`,
+        );
+      }
     }
   }
   const allow = policy.allowRoots ?? [];

@@ -11,7 +11,7 @@ import { domain, mutationErrors } from "../schema/errors.js";
 import { RoleEnum } from "../schema/enums.js";
 import { ApiTokenRef, ViewerRef } from "../schema/auth.js";
 import type { TokenRecord } from "../auth/tokens.js";
-import { TOKEN_NAME } from "../auth/tokens.js";
+import { TOKEN_NAME, TOKEN_PREFIX } from "../auth/tokens.js";
 
 /** Rule of every token and audit field: admin, not limited to workspaces. */
 const FLEET_ADMIN = { role: "admin", allWorkspaces: true } as const;
@@ -152,8 +152,15 @@ builder.mutationFields((t) => ({
     args: {
       token: t.arg.string({
         required: true,
-        description: "The token's name or id.",
-        validate: z.string().min(1).max(64),
+        description: "The token's name or id (never its secret).",
+        validate: z
+          .string()
+          .min(1)
+          .max(64)
+          .refine(
+            (v) => !v.startsWith(TOKEN_PREFIX),
+            "that is a token's secret, not its name or id (the secret was not stored; treat it as exposed and revoke the token by its name)",
+          ),
       }),
     },
     resolve: (_r, args, ctx) => domain(() => ctx.tokens.revoke(args.token)),

@@ -11,7 +11,8 @@ import { z } from "zod";
 import { builder } from "../schema/builder.js";
 import { ProviderEnum } from "../schema/enums.js";
 import { domain, mutationErrors as errors } from "../schema/errors.js";
-import type { ProviderConfigChange } from "../fleet/provider.js";
+import { baseUrlSecretReason, type ProviderConfigChange } from "../fleet/provider.js";
+import type { GraphQLContext } from "../schema/context.js";
 import { Conflict } from "../fleet/errors.js";
 import { allowsWorkspace } from "../auth/roles.js";
 import type { Provider } from "../fleet/provider.js";
@@ -50,7 +51,10 @@ const ProviderConfigInputRef = builder.inputType("ProviderConfigInput", {
     baseUrl: t.string({
       required: false,
       description: "Provider API base URL (http/https).",
-      validate: z.url(),
+      validate: z.url().superRefine((u, ctx) => {
+        const reason = baseUrlSecretReason(u);
+        if (reason !== null) ctx.addIssue({ code: "custom", message: reason });
+      }),
     }),
     apiKeyFromEnv: t.string({
       required: false,
@@ -80,6 +84,19 @@ function toConfig(c: ConfigArg | null | undefined): ProviderConfigChange {
     env: (c.env ?? []).map((e) => ({ name: e.name, value: e.value ?? null })),
     model: c.model ?? null,
   };
+}
+
+/**
+ * True when `config` would change where the workspace's API key is read from or sent to
+ * (`apiKeyFromEnv`, `baseUrl`) compared with its stored configuration (pending one included).
+ */
+function redirectsKeys(ctx: GraphQLContext, name: string, config: ConfigArg): boolean {
+  const ws = ctx.fleet.registry.find(name);
+  const current = ws?.pendingConfig ?? ws?.config;
+  return (
+    (config.baseUrl ?? null) !== (current?.baseUrl ?? null) ||
+    (config.apiKeyFromEnv ?? null) !== (current?.apiKeyFromEnv ?? null)
+  );
 }
 
 // Payload types ------------------------------------------------------------------------------
@@ -266,7 +283,12 @@ builder.mutationFields((t) => ({
     description:
       "Register a workspace (root canonicalized once; a second name for one root is a Conflict, #47) and poll it. Admin role (within the token's workspaces).",
     errors: errors("AddWorkspace"),
-    authScopes: (_p, args) => ({ role: "admin", workspace: args.name }),
+    // Where API keys go (baseUrl, apiKeyFromEnv: the gateway's own keys) is fleet-wide business.
+    authScopes: (_p, args) => ({
+      role: "admin",
+      workspace: args.name,
+      ...(args.config?.baseUrl || args.config?.apiKeyFromEnv ? { allWorkspaces: true } : {}),
+    }),
     args: {
       name: t.arg.string({ required: true, description: "Unique name.", validate: WORKSPACE }),
       root: t.arg.string({
@@ -312,7 +334,12 @@ builder.mutationFields((t) => ({
     description:
       "Replace a workspace's provider configuration. Changes to the daemon's environment wait for live agents to end unless force (which reports the agents it orphans). Admin role (within the token's workspaces).",
     errors: errors("UpdateWorkspaceConfig"),
-    authScopes: (_p, args) => ({ role: "admin", workspace: args.name }),
+    // Redirecting where API keys go (baseUrl, apiKeyFromEnv) needs an admin not limited to workspaces.
+    authScopes: (_p, args, ctx) => ({
+      role: "admin",
+      workspace: args.name,
+      ...(redirectsKeys(ctx, args.name, args.config) ? { allWorkspaces: true } : {}),
+    }),
     args: {
       name: t.arg.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
       config: t.arg({

@@ -170,6 +170,8 @@ builder.queryFields((t) => ({
     description:
       "One run by caliband id (also after caliband forgot it), or null. Viewer role, within the token's workspaces.",
     authScopes: (_r, args) => ({ role: "viewer", agent: args.agentId }),
+    // An agent outside the token's workspaces reads as unknown (null), not as a refusal.
+    unauthorizedResolver: () => null,
     args: { agentId: t.arg.string({ required: true, description: "caliband's agent id." }) },
     resolve: (query, _root, args, ctx) =>
       ctx.prisma.agent.findUnique({ ...query, where: { id: args.agentId } }),

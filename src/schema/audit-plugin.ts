@@ -70,7 +70,7 @@ export class PothosAuditPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
       const write = (result: string, value: unknown) => {
         const rawArgs = args as Record<string, unknown>;
         const def = info.parentType.getFields()[info.fieldName];
-        return ctx.audit.record({
+        const row = {
           principal: ctx.auth,
           remoteAddress: ctx.remoteAddress,
           operation: info.fieldName,
@@ -78,14 +78,19 @@ export class PothosAuditPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
           ...auditTargets(rawArgs, value),
           args: redactArgs(rawArgs, def?.args ?? []),
           result,
-          denied: DENIED_CODES.has(result),
-        });
+          // An agent outside the token's workspaces is answered as NOT_FOUND, but it was a refusal.
+          denied:
+            DENIED_CODES.has(result) ||
+            (value as { scopeDenied?: unknown } | undefined)?.scopeDenied === true,
+        };
+        // Denied calls are bounded per token, so a token cannot fill the disk with refusals.
+        return row.denied ? ctx.audit.recordDenied(row, `token:${ctx.auth.tokenId}`) : ctx.audit.record(row);
       };
       let result: unknown;
       try {
         result = await resolver(parent, args, context, info);
       } catch (err) {
-        await write(err instanceof ProsperoError ? err.code : "ERROR", undefined);
+        await write(err instanceof ProsperoError ? err.code : "ERROR", err);
         throw err;
       }
       await write(outcomeOf(result, info), result);

@@ -7,7 +7,7 @@
  */
 import { getArgumentValues, type GraphQLResolveInfo } from "graphql";
 import { AuthScopeFailureType, type AuthFailure, type ForbiddenResult } from "@pothos/plugin-scope-auth";
-import { Forbidden, Unauthenticated } from "../auth/errors.js";
+import { AgentNotVisible, Forbidden, Unauthenticated } from "../auth/errors.js";
 import { allowsWorkspace, roleAtLeast, type Principal, type Role } from "../auth/roles.js";
 import { redactArgs } from "../auth/audit.js";
 import type { GraphQLContext } from "./context.js";
@@ -53,8 +53,12 @@ function firstScopeFailure(f: AuthFailure): { scope: string; parameter: unknown 
   return null;
 }
 
-/** The Forbidden error a scope failure stands for, naming the missing role or workspace. */
-export function forbiddenFrom(failure: AuthFailure, principal: Principal): Forbidden {
+/**
+ * The error a scope failure stands for: Forbidden naming the missing role, or the workspace the
+ * request named itself (`named`: false for rules on objects reached through data, whose
+ * workspace the token must not learn); an agent outside the token's workspaces is "not found".
+ */
+export function forbiddenFrom(failure: AuthFailure, principal: Principal, named = true): Error {
   const f = firstScopeFailure(failure);
   switch (f?.scope) {
     case "role": {
@@ -65,18 +69,20 @@ export function forbiddenFrom(failure: AuthFailure, principal: Principal): Forbi
       );
     }
     case "workspace":
-      return new Forbidden(
-        `token ${principal.name} is not allowed to use workspace ${String(f.parameter)}`,
-        null,
-        String(f.parameter),
-      );
+      return named
+        ? new Forbidden(
+            `token ${principal.name} is not allowed to use workspace ${String(f.parameter)}`,
+            null,
+            String(f.parameter),
+          )
+        : new Forbidden(
+            `token ${principal.name} is not allowed to see this: it is outside the token's workspaces`,
+          );
     case "agent":
-      return new Forbidden(
-        `token ${principal.name} is not allowed to use agent ${String(f.parameter)}'s workspace`,
-      );
+      return new AgentNotVisible(String(f.parameter));
     case "allWorkspaces":
       return new Forbidden(
-        `this needs a token not limited to workspaces; token ${principal.name} is limited`,
+        `this needs an admin token not limited to workspaces (tokens, the audit log, and where API keys are read from or sent: apiKeyFromEnv, baseUrl); token ${principal.name} is limited`,
         "admin",
       );
     default:
@@ -97,28 +103,37 @@ export function unauthorizedError(
   info: GraphQLResolveInfo,
   result: ForbiddenResult,
 ): Error {
+  const atRoot = ROOT_TYPES.has(info.parentType.name) || info.parentType.name === "Mutation";
   const err = stillValid(ctx)
-    ? forbiddenFrom(result.failure, ctx.auth)
+    ? forbiddenFrom(result.failure, ctx.auth, atRoot && info.path.prev === undefined)
     : new Unauthenticated("the token is no longer valid (revoked or expired); authenticate again");
   if (ROOT_TYPES.has(info.parentType.name) && info.path.prev === undefined) {
     const def = info.parentType.getFields()[info.fieldName];
     const args = argumentValues(info);
-    void ctx.audit.record({
-      principal: ctx.auth,
-      remoteAddress: ctx.remoteAddress,
-      operation: info.fieldName,
-      operationName: info.operation.name?.value ?? null,
-      workspace:
-        typeof args["workspace"] === "string"
-          ? args["workspace"]
-          : typeof args["name"] === "string"
-            ? args["name"]
-            : null,
-      agentId: typeof args["agentId"] === "string" ? args["agentId"] : null,
-      args: redactArgs(args, def?.args ?? []),
-      result: err instanceof Forbidden ? err.code : "UNAUTHENTICATED",
-      denied: true,
-    });
+    void ctx.audit.recordDenied(
+      {
+        principal: ctx.auth,
+        remoteAddress: ctx.remoteAddress,
+        operation: info.fieldName,
+        operationName: info.operation.name?.value ?? null,
+        workspace:
+          typeof args["workspace"] === "string"
+            ? args["workspace"]
+            : typeof args["name"] === "string"
+              ? args["name"]
+              : null,
+        agentId: typeof args["agentId"] === "string" ? args["agentId"] : null,
+        args: redactArgs(args, def?.args ?? []),
+        result:
+          err instanceof Forbidden
+            ? err.code
+            : err instanceof AgentNotVisible
+              ? "NOT_FOUND"
+              : "UNAUTHENTICATED",
+        denied: true,
+      },
+      `token:${ctx.auth.tokenId}`,
+    );
   }
   return err;
 }

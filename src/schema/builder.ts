@@ -1,7 +1,8 @@
 /**
  * The Pothos schema builder (builder only; types live one file per domain in src/schema and
  * root fields in src/resolvers). Plugins, outermost first: audit (a row for every mutation call,
- * src/schema/audit-plugin.ts), errors (typed mutation results), scope-auth (every root field
+ * src/schema/audit-plugin.ts), errors (typed mutation results), auth-first (a mutation's scope
+ * rule is checked before its arguments are validated), scope-auth (every root field
  * declares who may use it: roles and workspace scopes, issue 11), prisma (models straight from
  * the store, no N+1 on relations), relay (Node, connections, cursors), validation (zod on inputs;
  * failures become `ValidationError` results with field paths).
@@ -18,6 +19,7 @@ import { getDatamodel } from "../generated/pothos-prisma-types.js";
 import { ValidationFailed } from "../fleet/errors.js";
 import type { Role } from "../auth/roles.js";
 import AuditPlugin from "./audit-plugin.js";
+import AuthFirstPlugin from "./auth-first-plugin.js";
 import { authScopesFor, unauthorizedError } from "./auth-scopes.js";
 import type { GraphQLContext } from "./context.js";
 
@@ -47,7 +49,15 @@ export const builder = new SchemaBuilder<{
     agent: string;
   };
 }>({
-  plugins: [AuditPlugin, ErrorsPlugin, ScopeAuthPlugin, PrismaPlugin, RelayPlugin, ValidationPlugin],
+  plugins: [
+    AuditPlugin,
+    ErrorsPlugin,
+    AuthFirstPlugin,
+    ScopeAuthPlugin,
+    PrismaPlugin,
+    RelayPlugin,
+    ValidationPlugin,
+  ],
   scopeAuth: {
     // Subscriptions are authorized once, when they start (not per event).
     authorizeOnSubscribe: true,

@@ -5,7 +5,7 @@
  */
 import type { WorkspaceHealth } from "../fleet/state.js";
 import type { ProviderConfig } from "../fleet/provider.js";
-import { parseStoredProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
+import { displayBaseUrl, parseStoredProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
 import { discoverSources, type Source } from "../fleet/sources.js";
 import { aggregateUsage, emptyUsageRow } from "../store/usage.js";
 import { builder } from "./builder.js";
@@ -55,9 +55,11 @@ export const ProviderConfigRef = builder.objectRef<ProviderConfig>("ProviderConf
         "Provider passed to every spawn (SpawnSpec.provider); null = caliban's default (anthropic).",
       resolve: (c) => c.provider,
     }),
-    baseUrl: t.exposeString("baseUrl", {
+    baseUrl: t.string({
       nullable: true,
-      description: "Provider API base URL given to the daemon.",
+      description:
+        "Provider API base URL given to the daemon (never with user info, query or fragment: those are refused on input and hidden for older stored configs).",
+      resolve: (c) => displayBaseUrl(c.baseUrl),
     }),
     apiKeyFromEnv: t.exposeString("apiKeyFromEnv", {
       nullable: true,

@@ -28,7 +28,7 @@ import {
 } from "./subscriptions.js";
 import { followAgentEvents, type AgentEventsOptions, type AgentEventsResult } from "./agent-events.js";
 import { AgentEventsDocument } from "./generated/graphql.js";
-import { findLocalToken } from "../auth/local-credentials.js";
+import { findVerifiedLocalToken } from "../auth/local-credentials.js";
 
 /** Options of {@link createProsperoClient}. */
 export interface ProsperoClientOptions {
@@ -142,13 +142,32 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
   const endpoint = graphqlEndpoint(opts.url);
   const wsEndpoint = webSocketEndpoint(endpoint);
   const fetchImpl: FetchLike = opts.fetch ?? ((input, init) => fetch(input, init));
-  const token = resolveToken(opts);
-  const headers: HeadersOption | undefined =
-    token === null
-      ? opts.headers
-      : async () => ({ authorization: `Bearer ${token}`, ...(await resolveHeaders(opts.headers)) });
+  // An explicit token (option or PROSPERO_TOKEN) is known at once; one found on this machine only
+  // after the local gateway proved it owns it (one request, made before the first operation).
+  const explicit = explicitToken(opts);
+  let token: string | null = explicit;
+  let discovery: Promise<string | null> | null = null;
+  const currentToken = async (): Promise<string | null> => {
+    if (explicit !== null || opts.token === false || !isNode()) return explicit;
+    discovery ??= findVerifiedLocalToken(opts.url, process.env, fetchImpl).then((t) => (token = t));
+    return discovery;
+  };
+  const headers: HeadersOption = async () => {
+    const t = await currentToken();
+    return {
+      ...(t === null ? {} : { authorization: `Bearer ${t}` }),
+      ...(await resolveHeaders(opts.headers)),
+    };
+  };
   const connectionParams: WsClientOptions["connectionParams"] =
-    opts.connectionParams ?? (token === null ? undefined : { authorization: `Bearer ${token}` });
+    opts.connectionParams ??
+    (async () => {
+      const t = await currentToken();
+      return t === null ? {} : { authorization: `Bearer ${t}` };
+    });
+  // On Node the token also goes in the upgrade's Authorization header (when known by then), so the
+  // connection counts as authenticated from its first byte.
+  const webSocketImpl = opts.webSocketImpl ?? (isNode() ? withUpgradeAuth(() => token) : defaultWebSocket());
   let ws: WsConnection | null = null;
   let disposed = false;
   /** Running subscriptions: their stop function and how to tell them the client went away. */
@@ -159,7 +178,7 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
     ws ??= openWsClient({
       endpoint: wsEndpoint,
       connectionParams,
-      webSocketImpl: opts.webSocketImpl ?? defaultWebSocket(),
+      webSocketImpl,
       ...(opts.keepAliveMs !== undefined ? { keepAliveMs: opts.keepAliveMs } : {}),
     });
     return ws;
@@ -219,7 +238,7 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
         endpoint,
         query: documentText(document),
         variables,
-        ...(headers !== undefined ? { headers } : {}),
+        headers,
         fetch: fetchImpl,
         ...(options?.signal ? { signal: options.signal } : {}),
       });
@@ -249,13 +268,23 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
   };
 }
 
-/** The token to use: the option, else PROSPERO_TOKEN, else one found locally (Node only); or null. */
-function resolveToken(opts: ProsperoClientOptions): string | null {
+function isNode(): boolean {
+  return typeof process !== "undefined" && typeof process.versions?.node === "string";
+}
+
+/** The token given outright: the option, else PROSPERO_TOKEN (Node); null for none or `false`. */
+function explicitToken(opts: ProsperoClientOptions): string | null {
   if (opts.token === false) return null;
   if (typeof opts.token === "string" && opts.token !== "") return opts.token;
-  const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
-  if (!isNode) return null;
-  const fromEnv = process.env["PROSPERO_TOKEN"];
-  if (fromEnv) return fromEnv;
-  return findLocalToken(opts.url);
+  return isNode() ? process.env["PROSPERO_TOKEN"] || null : null;
+}
+
+/** The `ws` WebSocket class sending `Authorization: Bearer <token()>` with the upgrade when there is one. */
+function withUpgradeAuth(token: () => string | null): unknown {
+  return class extends WsWebSocket {
+    constructor(address: string | URL, protocols?: string | string[]) {
+      const t = token();
+      super(address, protocols, t === null ? {} : { headers: { authorization: `Bearer ${t}` } });
+    }
+  };
 }

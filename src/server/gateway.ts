@@ -47,6 +47,7 @@ import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, LiveConnections } from "../auth/co
 import { Forbidden, Unauthenticated } from "../auth/errors.js";
 import type { Principal } from "../auth/roles.js";
 import { exchangeTokenInUrl, graphqlError, plainText, serveSessionEndpoints } from "./sessions.js";
+import { LOCAL_PROOF_PATH, localProof } from "../auth/local-credentials.js";
 
 /** Largest accepted request body, bytes (GraphQL documents and variables). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -68,6 +69,9 @@ export const QUERY_LIMITS = {
  * `connection_init`, within graphql-ws's 3 s init timeout).
  */
 export const MAX_PENDING_CONNECTIONS = 32;
+
+/** Of those, most from one client address. */
+export const MAX_PENDING_PER_ADDRESS = 8;
 
 /** Close code for "the server is at capacity, try again later" (RFC 6455 1013; the SDK retries it). */
 const CLOSE_TRY_AGAIN = 1013;
@@ -207,7 +211,20 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     onRequestParse(payload) {
       const server = payload.serverContext as GatewayServerContext;
       if (server.principal?.credential !== "cookie") return;
-      return csrf.onRequestParse?.(payload as never);
+      try {
+        return csrf.onRequestParse?.(payload as never);
+      } catch (err) {
+        deps.context()?.audit.recordRefusal({
+          principal: server.principal,
+          remoteAddress: server.remoteAddress ?? null,
+          operation: "http",
+          result: "CSRF_HEADER_MISSING",
+        });
+        throw new GraphQLError(
+          "CSRF protection: a request authenticated by the session cookie must be a JSON POST, or carry the x-prospero-csrf header",
+          { extensions: { code: "CSRF_HEADER_MISSING", http: { status: 403 } }, originalError: err as Error },
+        );
+      }
     },
   };
 
@@ -326,6 +343,19 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     const origin = policy.origin(facts);
     const svc = deps.context();
     const isGet = req.method === "GET" || req.method === "HEAD";
+    if (pathname === LOCAL_PROOF_PATH) {
+      // A local CLI/SDK checks we hold the admin token it found before sending it to this port.
+      const nonce = new URL(url, "http://gateway").searchParams.get("nonce") ?? "";
+      const hash = svc?.tokens.activeBootstrapHash() ?? null;
+      if (!isGet || origin === "forbidden" || !/^[0-9a-f]{32,128}$/.test(nonce) || hash === null) {
+        plainText(res, 404, "not found");
+        return;
+      }
+      res
+        .writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" })
+        .end(JSON.stringify({ proof: localProof(hash, nonce, boundPort) }));
+      return;
+    }
     const graphiql = isGraphiQLRequest(req, GRAPHQL_PATH);
     if (
       svc &&
@@ -394,7 +424,8 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       return;
     }
     const principal = auth.principal!;
-    // SSE streams are long-lived connections too: the same cap as WebSockets.
+    // SSE streams are long-lived connections too: the same cap as WebSockets, and revoking the
+    // token ends them. (A plain request finishes: revokeToken's own answer must not be cut.)
     if (/text\/event-stream/.test(req.headers.accept ?? "")) {
       if (sseStreams >= maxConnections) {
         graphqlError(
@@ -410,11 +441,12 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         return;
       }
       sseStreams++;
-      res.once("close", () => sseStreams--);
+      const untrack = live.add(principal, () => res.destroy());
+      res.once("close", () => {
+        sseStreams--;
+        untrack();
+      });
     }
-    // Revoking the token ends this request too (an SSE stream may be long-lived).
-    const untrack = live.add(principal, () => res.destroy());
-    res.once("close", untrack);
     if (req.headers["transfer-encoding"] !== undefined) limitStreamingBody(req, res);
     void yoga.handle(req, res, {
       principal,
@@ -467,7 +499,8 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
 
   /** Open WebSocket connections that authenticated, and those still waiting for connection_init. */
   const authed = new Set<WebSocket>();
-  const pending = new Set<WebSocket>();
+  /** Connections still waiting for connection_init, with their client address. */
+  const pending = new Map<WebSocket, string>();
   // WebSockets attach only once the port is ours (a failed listen must not reach graphql-ws).
   const wss = new WebSocketServer({
     noServer: true,
@@ -516,7 +549,13 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     // Authenticated connections count against --max-connections; those whose token is still to
     // come in connection_init against a small cap of their own, so clients without a token
     // cannot crowd operators out (they are dropped after graphql-ws's init timeout anyway).
-    if (auth.principal !== null ? authed.size >= maxConnections : pending.size >= MAX_PENDING_CONNECTIONS) {
+    const address = policy.clientAddress(facts) ?? "unknown";
+    const pendingHere = [...pending.values()].filter((a) => a === address).length;
+    if (
+      auth.principal !== null
+        ? authed.size >= maxConnections
+        : pending.size >= MAX_PENDING_CONNECTIONS || pendingHere >= MAX_PENDING_PER_ADDRESS
+    ) {
       return rejectUpgrade(
         socket,
         503,
@@ -528,7 +567,8 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     }
     upgradeInfo.set(req, { principal: auth.principal, remoteAddress: policy.clientAddress(facts) });
     wss.handleUpgrade(req, socket, head, (ws) => {
-      (auth.principal !== null ? authed : pending).add(ws);
+      if (auth.principal !== null) authed.add(ws);
+      else pending.set(ws, address);
       ws.once("close", () => {
         authed.delete(ws);
         pending.delete(ws);

@@ -79,11 +79,24 @@ function setCookie(deps: SessionDeps, value: string, maxAgeSeconds: number): str
   });
 }
 
-async function openSession(deps: SessionDeps, secret: string): Promise<string | null> {
+/**
+ * Exchange a token for a session cookie (`Set-Cookie` value), or null when the token is refused.
+ * A browser that already holds a live session of the same token keeps it (no new row per visit).
+ */
+async function openSession(
+  deps: SessionDeps,
+  secret: string,
+  cookieHeader?: string,
+): Promise<string | "kept" | null> {
   const check = deps.tokens.verify(secret);
   if (!check.ok) {
     deps.refused(`token refused: ${check.reason}`);
     return null;
+  }
+  const current = sessionCookieOf(cookieHeader, deps.cookieName);
+  if (current !== null) {
+    const held = deps.tokens.verifySession(current);
+    if (held.ok && held.principal.tokenId === check.principal.tokenId) return "kept";
   }
   const { secret: cookie, expiresAt } = await deps.tokens.createSession(check.principal.tokenId);
   deps.opened(check.principal);
@@ -110,9 +123,10 @@ export async function exchangeTokenInUrl(
   // iframe) must not swap the operator's session for one of its own (login CSRF).
   const site = req.headers["sec-fetch-site"];
   const direct = site === undefined || site === "none" || site === "same-origin";
-  const cookie = direct ? await openSession(deps, token) : null;
+  const opened = direct ? await openSession(deps, token, req.headers.cookie) : null;
+  const cookie = opened === "kept" ? null : opened;
   if (!direct) deps.refused(`sign-in URL opened from another site (Sec-Fetch-Site: ${String(site)})`);
-  if (!cookie) url.searchParams.set("login", direct ? "failed" : "cross-site");
+  if (opened === null) url.searchParams.set("login", direct ? "failed" : "cross-site");
   const location = `${url.pathname}${url.search}`;
   res
     .writeHead(303, {
@@ -157,7 +171,7 @@ export async function serveSessionEndpoints(
     return true;
   }
   if (origin !== "same-origin" && origin !== "absent") {
-    plainText(res, 403, "sessions are opened only from this gateway's own pages");
+    plainText(res, 403, "sessions are opened and ended only from this gateway's own pages");
     return true;
   }
   if (pathname === LOGOUT_PATH) {
@@ -181,7 +195,12 @@ export async function serveSessionEndpoints(
     plainText(res, 400, 'expected {"token": "<token>"} (at most 4 KiB)');
     return true;
   }
-  const cookie = await openSession(deps, parsed.data.token);
+  const opened = await openSession(deps, parsed.data.token, req.headers.cookie);
+  if (opened === "kept") {
+    res.writeHead(204, { "cache-control": "no-store" }).end();
+    return true;
+  }
+  const cookie = opened;
   if (!cookie) {
     graphqlError(res, 401, "UNAUTHENTICATED", "that token is not valid (unknown, expired or revoked)");
     return true;

@@ -71,10 +71,9 @@ function tighten(target: string, mode: number, follow = false): void {
 /**
  * Ensure `dir` exists and is writable. Created with mode 0700 if missing; an existing data dir
  * owned by this user is tightened to 0700 when group or others have access (it holds the database,
- * tokens and daemon logs: issue 11 item 8). A data dir owned by ANOTHER user is left as it is and
- * simply used when we can write to it — its owner decides its mode (and we could not chmod it
- * unless root).
- * @throws StartupError naming the directory and the OS reason.
+ * tokens and daemon logs: issue 11 item 8). A data dir owned by ANOTHER user is refused: its owner
+ * could replace the database or the admin token under us.
+ * @throws StartupError naming the directory and the OS reason (nothing is created in a refused dir).
  */
 export function ensureDataDir(dir: string): void {
   try {
@@ -84,6 +83,11 @@ export function ensureDataDir(dir: string): void {
   }
   const st = fs.statSync(dir);
   if (!st.isDirectory()) throw new StartupError(`data dir ${dir} exists but is not a directory`);
+  if (!ownedByUs(st)) {
+    throw new StartupError(
+      `data dir ${dir} belongs to uid ${st.uid}, not to this user (uid ${process.geteuid?.()}): it holds the database and the admin token, so it must be the gateway user's own; choose another --data-dir`,
+    );
+  }
   try {
     fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
   } catch {

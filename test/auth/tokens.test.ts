@@ -150,6 +150,9 @@ describe("TokenService", () => {
     expect(tokens.verify(supplied).ok).toBe(true);
     expect((await tokens.ensureBootstrapAdmin(dir, supplied)).issued).toBe(false);
     await expect(tokens.ensureBootstrapAdmin(dir, "short")).rejects.toBeInstanceOf(ConfigError);
+    // Once revoked, the same supplied secret stays refused, and says why.
+    await tokens.revoke("admin");
+    await expect(tokens.ensureBootstrapAdmin(dir, supplied)).rejects.toThrow(/has been revoked/);
     await expect(
       tokens.ensureBootstrapAdmin(dir, "has spaces in it and is long enough......"),
     ).rejects.toBeInstanceOf(ConfigError);

@@ -118,7 +118,7 @@ describe("env allowlist (built-in)", () => {
   });
 
   it("CALIBAN_DAEMON_RUNTIME_DIR, XDG_RUNTIME_DIR and TMPDIR are refused even when an operator pattern matches", () => {
-    const policy = new EnvPolicy(["*", "CALIBAN_*", "TMPDIR"]);
+    const policy = new EnvPolicy(["X*", "CALIBAN_*", "TMPDIR"]);
     for (const name of ["CALIBAN_DAEMON_RUNTIME_DIR", "XDG_RUNTIME_DIR", "TMPDIR"]) {
       const err = thrown(() => validateProviderConfig({ env: { [name]: "/elsewhere" } }, policy));
       expect(err).toMatchObject({ code: "PROVIDER_MISCONFIGURED", field: "env" });
@@ -160,13 +160,29 @@ describe("operator additions (--allow-env)", () => {
   });
 
   it("malformed patterns are a ConfigError naming the setting", () => {
-    for (const bad of ["", "A-B", "1ABC", "A B", "A?", "A[B]", "A.B", "$X"]) {
+    for (const bad of ["", "A-B", "1ABC", "A B", "A?", "A[B]", "A.B", "$X", "*", "**"]) {
       const err = thrown(() => parseEnvPatterns([bad], "--allow-env / PROSPERO_ALLOW_ENV"));
       expect(err, JSON.stringify(bad)).toBeInstanceOf(ConfigError);
       expect((err as ConfigError).setting).toBe("--allow-env / PROSPERO_ALLOW_ENV");
     }
-    expect(parseEnvPatterns(["A_*", "*", "_X", "A_*"])).toEqual(["A_*", "*", "_X"]);
+    expect(parseEnvPatterns(["A_*", "*_X", "_X", "A_*"])).toEqual(["A_*", "*_X", "_X"]);
     expect(() => new EnvPolicy(["BAD-PATTERN"])).toThrow(ConfigError);
+  });
+
+  it("reports the process-hijacking variables an operator's patterns open up (the gateway warns at start)", () => {
+    expect(new EnvPolicy([]).hijackableAllowed()).toEqual([]);
+    expect(new EnvPolicy(["MY_TOOL_*"]).hijackableAllowed()).toEqual([]);
+    expect(new EnvPolicy(["LD_*", "NODE_OPTIONS"]).hijackableAllowed()).toEqual([
+      "LD_PRELOAD",
+      "LD_LIBRARY_PATH",
+      "LD_AUDIT",
+      "NODE_OPTIONS",
+    ]);
+    expect(new EnvPolicy(["*_PROXY"]).hijackableAllowed()).toEqual([
+      "HTTP_PROXY",
+      "HTTPS_PROXY",
+      "ALL_PROXY",
+    ]);
   });
 
   it("the Fleet refuses a malformed --allow-env pattern or --allow-root prefix at construction", () => {
@@ -201,7 +217,7 @@ describe("apiKeyFromEnv", () => {
   });
 
   it("an operator pattern allows more; PROSPERO_* never, whatever the patterns", () => {
-    const policy = new EnvPolicy(["*_TOKEN", "PROSPERO_*", "*"]);
+    const policy = new EnvPolicy(["*_TOKEN", "PROSPERO_*", "P*"]);
     expect(withKey("GITHUB_TOKEN", policy).apiKeyFromEnv).toBe("GITHUB_TOKEN");
     for (const name of ["PROSPERO_ADMIN_TOKEN", "PROSPERO_TOKEN", "PROSPERO_API_KEY"]) {
       for (const p of [DEFAULT_ENV_POLICY, policy]) {

@@ -54,7 +54,10 @@ describe("workspace registry", () => {
     await expect(h.fleet.addWorkspace({ name: "other", root: link })).rejects.toMatchObject({
       code: "CONFLICT",
     });
-    await expect(h.fleet.addWorkspace({ name: "demo", root: d.ws.tmp })).rejects.toMatchObject({
+    // (Not d.ws.tmp itself: it holds the gateway's data dir, which no root may contain.)
+    const elsewhere = path.join(d.ws.tmp, "elsewhere");
+    fs.mkdirSync(elsewhere);
+    await expect(h.fleet.addWorkspace({ name: "demo", root: elsewhere })).rejects.toMatchObject({
       code: "CONFLICT",
     });
     expect((await h.db.prisma.workspace.findMany()).map((w) => w.name)).toEqual(["demo"]);

@@ -702,3 +702,23 @@ describe("file modes", () => {
     expect(JSON.parse(viewer.body)).toEqual({ data: { viewer: { role: "ADMIN" } } });
   });
 });
+
+describe("--allow-env", () => {
+  it("a bare * is refused (exit 2); patterns that open process-hijacking variables are warned about at start", async () => {
+    const star = await runProspero([
+      "serve",
+      "--port",
+      "0",
+      "--allow-env",
+      "*",
+      "--data-dir",
+      path.join(tmpDir(), "d"),
+    ]);
+    expect(star.code).toBe(2);
+    expect(star.stderr).toMatch(/--allow-env.*a pattern of only \* would let configs set any variable/);
+    const p = await serve(["--allow-env", "LD_*", "--data-dir", path.join(tmpDir(), "data")]);
+    const warned = await logged(p, (l) => l.level === 40 && Array.isArray(l.variables));
+    expect(warned.variables).toEqual(["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"]);
+    expect(warned.msg).toMatch(/run commands as this user/);
+  });
+});

@@ -269,6 +269,8 @@ async function expectAuditRow(
   v: Record<string, unknown>,
   who: { name: string; role: Role },
   result: MutationResult,
+  /** The row must say denied (default: exactly for FORBIDDEN/UNAUTHENTICATED results). */
+  denied?: boolean,
 ): Promise<AuditRow> {
   const rows = (await auditAfter(h, since)).filter((r) => r.operation === field);
   expect(rows, `${field} as ${who.name}: exactly one audit row`).toHaveLength(1);
@@ -282,7 +284,7 @@ async function expectAuditRow(
     role: who.role,
     remoteAddress: "127.0.0.1",
     result: outcome,
-    denied: outcome === "FORBIDDEN" || outcome === "UNAUTHENTICATED",
+    denied: denied ?? (outcome === "FORBIDDEN" || outcome === "UNAUTHENTICATED"),
   });
   const t = CASES[field]!.targets(v);
   if (t.workspace !== undefined) expect(row.workspace).toBe(t.workspace);
@@ -456,16 +458,22 @@ describe("a token limited to one workspace", () => {
       const before = await settled();
       const since = await lastAuditId(h);
       const r = await call(field, onDemo, scoped);
-      expect(r, `${field} on demo`).toMatchObject({ __typename: "ForbiddenError", code: "FORBIDDEN" });
+      const byAgent = c.scope !== "fleet" && !c.targets(onDemo).workspace;
+      if (byAgent) {
+        // An agent outside the token's workspaces reads as unknown: agent ids cannot be probed.
+        expect(r, `${field} on demo`).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND" });
+      } else {
+        expect(r, `${field} on demo`).toMatchObject({ __typename: "ForbiddenError", code: "FORBIDDEN" });
+      }
       if (c.scope === "fleet") {
         expect(r.requiredRole).toBe("ADMIN");
         expect(r.message).toMatch(/not limited to workspaces/);
-      } else if (c.targets(onDemo).workspace) {
-        // (A refusal by agent names the agent, not its workspace.)
+      } else if (!byAgent) {
         expect(r.workspaceName).toBe("demo");
       }
       expect(await snapshot(), `${field} on demo changed something`).toEqual(before);
-      const row = await expectAuditRow(since, field, onDemo, { name: SCOPED, role: "admin" }, r);
+      // A demo agent answered as NOT_FOUND is still recorded as the refusal it was.
+      const row = await expectAuditRow(since, field, onDemo, { name: SCOPED, role: "admin" }, r, true);
       expect(row.denied).toBe(true);
 
       const onOther = await c.vars("other");
@@ -758,16 +766,29 @@ describe("what a token limited to workspace other can see", () => {
     );
     const demoGid = ids.data!.d.id;
     const otherGid = ids.data!.o.id;
-    for (const doc of [
-      `{ workspace(name: "demo") { name } }`,
-      `{ agent(agentId: "${demoDone[0]}") { agentId } }`,
-      `{ events(workspace: "demo") { nodes { seq } } }`,
-      `{ events(agentId: "${demoDone[0]}") { nodes { seq } } }`,
-    ]) {
+    for (const [doc, code] of [
+      [`{ workspace(name: "demo") { name } }`, "FORBIDDEN"],
+      [`{ events(workspace: "demo") { nodes { seq } } }`, "FORBIDDEN"],
+      // An agent outside the token's workspaces reads as unknown (its id cannot be probed).
+      [`{ events(agentId: "${demoDone[0]}") { nodes { seq } } }`, "NOT_FOUND"],
+    ] as const) {
       const res = await h.gql(doc, {}, scoped);
-      expect(res.errors?.[0]?.extensions, doc).toMatchObject({ code: "FORBIDDEN" });
+      expect(res.errors?.[0]?.extensions, doc).toMatchObject({ code });
       expect(JSON.stringify(res.data ?? null)).not.toContain(demoDone[0]!);
     }
+    // agent(agentId:) of a demo run answers exactly as for an id that does not exist: null.
+    const seen = await h.gql<{ agent: unknown }>(
+      `{ agent(agentId: "${demoDone[0]}") { agentId } }`,
+      {},
+      scoped,
+    );
+    const unknown = await h.gql<{ agent: unknown }>(
+      `{ agent(agentId: "0000000000ff") { agentId } }`,
+      {},
+      scoped,
+    );
+    expect(seen).toEqual(unknown);
+    expect(seen).toEqual({ data: { agent: null } });
     const node = await h.gql<{ node: unknown }>(
       `query($id: ID!) { node(id: $id) { id ... on Agent { agentId name } } }`,
       { id: demoGid },
@@ -801,7 +822,7 @@ describe("what a token limited to workspace other can see", () => {
     expect(res.data?.addWorkspace.message).not.toMatch(/workspace demo\b/);
   });
 
-  it("agentEvents and workspaceEvents of demo are refused (FORBIDDEN)", async () => {
+  it("agentEvents and workspaceEvents of demo are refused (FORBIDDEN; a demo agent reads as NOT_FOUND), and audited", async () => {
     const { client } = wsAs(scoped);
     for (const [query, v] of [
       ["subscription($id: String!) { agentEvents(agentId: $id) { seq } }", { id: demoLive }],
@@ -811,7 +832,9 @@ describe("what a token limited to workspace other can see", () => {
     ] as const) {
       const since = await lastAuditId(h);
       const r = await firstResult(client, query, v);
-      expect(r.errors?.[0]?.extensions, query).toMatchObject({ code: "FORBIDDEN" });
+      // Naming a demo agent reads as an unknown agent; naming the workspace is a refusal.
+      const expected = "id" in v ? "NOT_FOUND" : "FORBIDDEN";
+      expect(r.errors?.[0]?.extensions, query).toMatchObject({ code: expected });
       expect(r.data ?? null).toBeNull();
       // The refusal is audited.
       const field = /\{ (\w+)\(/.exec(query)![1]!;
@@ -821,7 +844,7 @@ describe("what a token limited to workspace other can see", () => {
       });
       expect(rows[0]).toMatchObject({
         tokenName: "only-other",
-        result: "FORBIDDEN",
+        result: expected,
         denied: true,
         remoteAddress: "127.0.0.1",
       });

@@ -1,7 +1,7 @@
 // File modes of the store (issue 11 item 8): a data dir we own is 0700 and prospero.db with its
 // -wal/-shm 0600 after openDatabase — fresh, or tightened when a pre-existing layout was looser
 // (a world-readable prospero.db leaked every prompt and output); a data dir owned by another user
-// is used as it is. Real files, real SQLite.
+// is refused. Real files, real SQLite.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -80,18 +80,17 @@ describe("store file modes", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("my notes, not a database");
   });
 
-  it.skipIf(!IS_ROOT)("a data dir owned by another user is used as it is (root only: chown)", async () => {
-    const dir = path.join(tmp(), "shared");
-    fs.mkdirSync(dir, { mode: 0o755 });
-    fs.chmodSync(dir, 0o755);
-    fs.chownSync(dir, 65534, 65534);
-    await open(dir);
-    const st = fs.statSync(dir);
-    expect(st.mode & 0o7777).toBe(0o755);
-    expect(st.uid).toBe(65534);
-    // the database we create in it is still ours and private
-    const db = fs.statSync(path.join(dir, DB_FILE));
-    expect(db.uid).toBe(0);
-    expect(db.mode & 0o777).toBe(0o600);
-  });
+  it.skipIf(!IS_ROOT)(
+    "a data dir owned by another user is refused, and nothing is created in it (root only: chown)",
+    async () => {
+      const dir = path.join(tmp(), "shared");
+      fs.mkdirSync(dir, { mode: 0o755 });
+      fs.chmodSync(dir, 0o777);
+      fs.chownSync(dir, 65534, 65534);
+      await expect(open(dir)).rejects.toThrow(/belongs to uid 65534, not to this user/);
+      const st = fs.statSync(dir);
+      expect(st.mode & 0o7777).toBe(0o777);
+      expect(fs.readdirSync(dir)).toEqual([]);
+    },
+  );
 });

@@ -112,7 +112,9 @@ export function registerTokenCommands(program: Command): void {
     clientAction(async (ctx, token: string) => {
       const data = await ctx.client.request(RevokeTokenDocument, { token });
       if (ctx.json) ctx.out.json(data);
-      const r = unwrapResult(`token revoke ${token}`, data.revokeToken);
+      // Never echo a secret pasted by mistake.
+      const shown = token.startsWith("prospero_") ? "<a token secret>" : token;
+      const r = unwrapResult(`token revoke ${shown}`, data.revokeToken);
       if (!ctx.json) ctx.out.line(`revoked ${ctx.out.c.bold(safeData(r.token).name)}`);
     }),
   );
