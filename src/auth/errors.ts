@@ -4,7 +4,7 @@
  * subscriptions; a request without valid credentials is refused before GraphQL with HTTP 401.
  */
 import { ProsperoError } from "../errors.js";
-import { NotFound } from "../fleet/errors.js";
+import { NotFound } from "../errors.js";
 import type { Role } from "./roles.js";
 
 /** No valid credentials: missing, unknown, expired or revoked token. */

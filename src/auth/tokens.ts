@@ -16,7 +16,7 @@ import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import type { StoreWriter } from "../store/writer.js";
-import { Conflict, NotFound, ValidationFailed } from "../fleet/errors.js";
+import { Conflict, NotFound, ValidationFailed } from "../errors.js";
 import { WORKSPACE_NAME } from "../fleet/registry.js";
 import { ConfigError } from "../errors.js";
 import { isRole, type Principal, type Role } from "./roles.js";

@@ -17,7 +17,7 @@
  *
  * Events are shared between subscribers and must be treated as immutable.
  */
-import { EVENT_KINDS, PayloadSchemas, type EventKind, type FleetEvent } from "../fleet/events.js";
+import { EVENT_KINDS, PayloadSchemas, type EventKind, type FleetEvent } from "../events/index.js";
 import { silentLogger, type Logger } from "../log.js";
 
 /** Default number of events buffered per subscriber before it overflows. */

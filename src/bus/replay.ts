@@ -22,7 +22,7 @@
  * parked `next()` at once and releases the bus subscription synchronously, even while a store read
  * is in flight (its result is discarded when it arrives).
  */
-import type { FleetEvent } from "../fleet/events.js";
+import type { FleetEvent } from "../events/index.js";
 import type { BusItem, BusSubscription, EventBus } from "./bus.js";
 
 /**

@@ -9,7 +9,7 @@ import type { Logger } from "../log.js";
 import type { EventStore } from "../store/events.js";
 import type { StoreWriter } from "../store/writer.js";
 import { DaemonPool, type DaemonPoolOptions } from "./daemons.js";
-import { InvalidState } from "./errors.js";
+import { InvalidState } from "../errors.js";
 import { IngestManager } from "./ingest-manager.js";
 import { Lifecycle } from "./lifecycle.js";
 import { newFleetMetrics, type FleetMetrics } from "./metrics.js";

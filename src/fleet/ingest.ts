@@ -22,7 +22,7 @@ import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
 import type { Logger } from "../log.js";
 import type { EventStore } from "../store/events.js";
 import type { PendingOp } from "../store/writer.js";
-import type { NewEvent } from "./events.js";
+import type { NewEvent } from "../events/index.js";
 import type { FleetMetrics } from "./metrics.js";
 import {
   initialNormalizerState,

@@ -17,7 +17,7 @@ import {
 } from "../caliband/wire.js";
 import type { Logger } from "../log.js";
 import type { DaemonPool } from "./daemons.js";
-import { Conflict, InvalidState, NotFound, ValidationFailed } from "./errors.js";
+import { Conflict, InvalidState, NotFound, ValidationFailed } from "../errors.js";
 import type { IngestManager } from "./ingest-manager.js";
 import type { InFlight } from "./inflight.js";
 import { ingestTargetOf, type WorkspaceLocks } from "./poller.js";

@@ -1,6 +1,6 @@
 /**
  * Normalization of one agent's per-agent stream (caliband `TurnEvent` NDJSON, caliband-protocol.md
- * §3.3–3.6) into fleet events (`src/fleet/events.ts`), richer than the reference consumer (§4.1;
+ * §3.3–3.6) into fleet events (`src/events/index.ts`), richer than the reference consumer (§4.1;
  * ARCHITECTURE.md decision 4):
  *
  * | frame | event |
@@ -32,7 +32,7 @@ import {
   type TurnEvent,
   type Usage as WireUsage,
 } from "../caliband/wire.js";
-import { UsageSchema, type EventKind, type NewEvent, type PayloadOf, type Usage } from "./events.js";
+import { UsageSchema, type EventKind, type NewEvent, type PayloadOf, type Usage } from "../events/index.js";
 import { estimateCostUsd, type PriceTable } from "./pricing.js";
 
 // ---------------------------------------------------------------------------------------------

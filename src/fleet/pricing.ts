@@ -9,7 +9,7 @@
 import { z } from "zod";
 
 import { ConfigError } from "../errors.js";
-import type { Usage } from "./events.js";
+import type { Usage } from "../events/index.js";
 
 /**
  * List prices of one model, USD per million tokens (MTok):

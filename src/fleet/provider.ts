@@ -15,7 +15,7 @@
  */
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
-import { ProviderMisconfigured, ValidationFailed, type FieldIssue } from "./errors.js";
+import { ProviderMisconfigured, ValidationFailed, type FieldIssue } from "../errors.js";
 
 /** LLM providers caliband workers accept (§2.2 `SpawnSpec.provider`). */
 export const PROVIDERS = ["anthropic", "openai", "ollama", "google"] as const;

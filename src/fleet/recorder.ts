@@ -8,7 +8,7 @@ import { isTerminal } from "../caliband/wire.js";
 import type { Logger } from "../log.js";
 import { setGoneOp, setStatusOp, upsertAgentOp, type NewAgentRow } from "../store/agents.js";
 import type { EventStore } from "../store/events.js";
-import type { NewEvent } from "./events.js";
+import type { NewEvent } from "../events/index.js";
 import type { AgentView, FleetState } from "./state.js";
 
 /** Writes lifecycle events and keeps the served view in step. */

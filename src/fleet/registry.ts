@@ -9,7 +9,7 @@
  */
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { StoreWriter } from "../store/writer.js";
-import { Conflict, NotFound, ValidationFailed } from "./errors.js";
+import { Conflict, NotFound, ValidationFailed } from "../errors.js";
 import {
   DEFAULT_ENV_POLICY,
   EMPTY_PROVIDER_CONFIG,

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { canonicalizeRoot } from "../caliband/paths.js";
 import { ConfigError } from "../errors.js";
-import { ValidationFailed } from "./errors.js";
+import { ValidationFailed } from "../errors.js";
 
 /** Longest accepted root (as given and canonical), characters. */
 export const MAX_ROOT_LENGTH = 1024;

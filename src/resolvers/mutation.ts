@@ -13,7 +13,7 @@ import { ProviderEnum } from "../schema/enums.js";
 import { domain, mutationErrors as errors } from "../schema/errors.js";
 import { baseUrlSecretReason, type ProviderConfigChange } from "../fleet/provider.js";
 import type { GraphQLContext } from "../schema/context.js";
-import { Conflict } from "../fleet/errors.js";
+import { Conflict } from "../errors.js";
 import { allowsWorkspace } from "../auth/roles.js";
 import type { Provider } from "../fleet/provider.js";
 

@@ -14,7 +14,7 @@ import { EventKindEnum, decodeCursor } from "../schema/events.js";
 import { EVENT_PAGE, EventConnectionRef, toPage } from "../schema/agent.js";
 import { UsageRowRef } from "../schema/usage.js";
 import { aggregateUsage } from "../store/usage.js";
-import type { FleetEvent } from "../fleet/events.js";
+import type { FleetEvent } from "../events/index.js";
 import type { FleetMetrics } from "../fleet/metrics.js";
 import { visibleWorkspaces } from "../auth/roles.js";
 import type { GraphQLContext } from "../schema/context.js";

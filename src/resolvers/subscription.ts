@@ -12,7 +12,7 @@ import { GraphQLError } from "graphql";
 import { isTerminal } from "../caliband/wire.js";
 import { replayThenTail, type TailItem } from "../bus/replay.js";
 import { SKIP, seedThenMap } from "../bus/iterate.js";
-import { isTerminalEvent, workspaceStream, type EventKind, type FleetEvent } from "../fleet/events.js";
+import { isTerminalEvent, workspaceStream, type EventKind, type FleetEvent } from "../events/index.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { builder } from "../schema/builder.js";
 import type { GraphQLContext } from "../schema/context.js";

@@ -14,7 +14,7 @@ import {
   encodeCursor,
   type EventItem,
 } from "./events.js";
-import type { FleetEvent } from "../fleet/events.js";
+import type { FleetEvent } from "../events/index.js";
 
 /** The SpawnSpec fields an operator cares about (protocol §2.2). */
 interface AgentSpecView {

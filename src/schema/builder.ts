@@ -16,7 +16,7 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import ValidationPlugin from "@pothos/plugin-validation";
 import type PrismaTypes from "../generated/pothos-prisma-types.js";
 import { getDatamodel } from "../generated/pothos-prisma-types.js";
-import { ValidationFailed } from "../fleet/errors.js";
+import { ValidationFailed } from "../errors.js";
 import type { Role } from "../auth/roles.js";
 import AuditPlugin from "./audit-plugin.js";
 import AuthFirstPlugin from "./auth-first-plugin.js";

@@ -18,7 +18,7 @@ import {
   ProviderMisconfigured,
   ValidationFailed,
   type FieldIssue,
-} from "../fleet/errors.js";
+} from "../errors.js";
 import { Forbidden, Unauthenticated } from "../auth/errors.js";
 import { builder } from "./builder.js";
 import { RoleEnum } from "./enums.js";

@@ -1,11 +1,11 @@
 /**
  * `FleetEvent`: the interface of every stored event, with one object type per event kind
- * (src/fleet/events.ts), plus `Gap` for a subscriber that fell behind. Cursors are opaque:
+ * (src/events/index.ts), plus `Gap` for a subscriber that fell behind. Cursors are opaque:
  * base64url of `v1:<globalId>:<seq>:<streamKey>`, usable both in stream order (seq) and in
  * fleet-wide commit order (globalId).
  */
 import { GraphQLError } from "graphql";
-import type { EventKind, FleetEvent, PayloadOf, Usage } from "../fleet/events.js";
+import type { EventKind, FleetEvent, PayloadOf, Usage } from "../events/index.js";
 import { builder } from "./builder.js";
 import { AgentStatusEnum, HealthStateEnum, statusValue } from "./enums.js";
 

@@ -13,7 +13,7 @@ import {
   type EventKind,
   type FleetEvent,
   type NewEvent,
-} from "../fleet/events.js";
+} from "../events/index.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import type { PendingOp, StoreWriter } from "./writer.js";

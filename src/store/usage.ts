@@ -4,7 +4,7 @@
  * keeps them as epoch milliseconds), never as strings (reference latent bug, §4.3).
  */
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { ValidationFailed } from "../fleet/errors.js";
+import { ValidationFailed } from "../errors.js";
 
 /** Dimensions usage can be grouped by. */
 export type UsageGroupBy = "workspace" | "model" | "day";

@@ -6,7 +6,7 @@ import { StoreWriter } from "../../src/store/writer.js";
 import { TokenService, hashSecret, SESSION_TTL_MS, ADMIN_TOKEN_FILE } from "../../src/auth/tokens.js";
 import { authenticate, bearerOf, sessionCookieName } from "../../src/auth/authenticate.js";
 import { ConfigError } from "../../src/errors.js";
-import { Conflict, NotFound, ValidationFailed } from "../../src/fleet/errors.js";
+import { Conflict, NotFound, ValidationFailed } from "../../src/errors.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const opened: { db: OpenedDatabase; writer: StoreWriter }[] = [];

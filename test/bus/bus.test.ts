@@ -9,7 +9,7 @@ import {
   type BusItem,
   type BusSubscription,
 } from "../../src/bus/bus.js";
-import type { FleetEvent } from "../../src/fleet/events.js";
+import type { FleetEvent } from "../../src/events/index.js";
 import { tick } from "./memory-store.js";
 
 let nextGlobalId = 1;

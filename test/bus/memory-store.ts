@@ -5,7 +5,7 @@
  */
 import type { EventBus } from "../../src/bus/bus.js";
 import type { EventReader } from "../../src/bus/replay.js";
-import { streamKeyOf, type FleetEvent, type NewEvent } from "../../src/fleet/events.js";
+import { streamKeyOf, type FleetEvent, type NewEvent } from "../../src/events/index.js";
 
 /** Options of {@link MemoryEventStore}. */
 export interface MemoryStoreOptions {

@@ -7,7 +7,7 @@ import {
   type TailItem,
   type TailIterator,
 } from "../../src/bus/replay.js";
-import { isTerminalEvent, type FleetEvent } from "../../src/fleet/events.js";
+import { isTerminalEvent, type FleetEvent } from "../../src/events/index.js";
 import { MemoryEventStore, agentGone, output, statusChanged, tick } from "./memory-store.js";
 
 const DONE = { done: true, value: undefined };

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
-import { ProviderMisconfigured, ValidationFailed } from "../../src/fleet/errors.js";
+import { ProviderMisconfigured, ValidationFailed } from "../../src/errors.js";
 import {
   DEFAULT_ENV_POLICY,
   EnvPolicy,

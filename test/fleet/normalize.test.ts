@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { TURN_EVENT_TYPES } from "../../src/caliband/wire.js";
-import { PayloadSchemas, type NewEvent } from "../../src/fleet/events.js";
+import { PayloadSchemas, type NewEvent } from "../../src/events/index.js";
 import {
   flattenToolResult,
   initialNormalizerState,

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
-import { ValidationFailed } from "../../src/fleet/errors.js";
+import { ValidationFailed } from "../../src/errors.js";
 import { checkWorkspaceRoot, isWithin, MAX_ROOT_LENGTH, parseAllowRoots } from "../../src/fleet/roots.js";
 import { startDaemon, startFleet } from "../helpers/fleet-harness.js";
 import { tmpDir } from "../helpers/tmp.js";

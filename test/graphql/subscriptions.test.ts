@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import WebSocket from "ws";
 import { startAppHarness, collect, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
-import type { NewEvent } from "../../src/fleet/events.js";
+import type { NewEvent } from "../../src/events/index.js";
 
 let h: AppHarness | undefined;
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { EventBus } from "../../src/bus/bus.js";
 import { Fleet, type FleetOptions } from "../../src/fleet/fleet.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
 import { silentLogger } from "../../src/log.js";
-import type { FleetEvent } from "../../src/fleet/events.js";
+import type { FleetEvent } from "../../src/events/index.js";
 import { FakeCaliband, type FakeCalibandOptions } from "../support/fake-caliband.js";
 import { makeTempWorkspace, type TempWorkspace } from "../support/temp-workspace.js";
 

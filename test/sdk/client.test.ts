@@ -21,7 +21,7 @@ import {
   type AgentEvent,
   type ProsperoClient,
 } from "../../src/sdk/index.js";
-import type { NewEvent } from "../../src/fleet/events.js";
+import type { NewEvent } from "../../src/events/index.js";
 import { closedPort } from "../cli/run-cli.js";
 
 let h: AppHarness;

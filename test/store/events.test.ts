@@ -4,7 +4,7 @@ import { StoreWriter } from "../../src/store/writer.js";
 import { EventStore } from "../../src/store/events.js";
 import { aggregateUsage } from "../../src/store/usage.js";
 import { DAY_MS } from "../../src/store/retention.js";
-import type { FleetEvent, NewEvent } from "../../src/fleet/events.js";
+import type { FleetEvent, NewEvent } from "../../src/events/index.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 let db: OpenedDatabase | undefined;
