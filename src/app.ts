@@ -1,14 +1,19 @@
 /**
- * The gateway process: start the HTTP server (so /healthz answers at once and /readyz says 503),
- * open the store and apply migrations, load the API tokens and make sure the bootstrap admin
- * token exists (issue 11), then report ready and log the dashboard URL. Shutdown drains in order:
- * HTTP/WebSocket → store writer → database.
+ * The gateway process: check the data dir and take its lock (one gateway per data dir), start the
+ * HTTP server (so /healthz answers at once and /readyz says 503), open the store and apply
+ * migrations, load the API tokens and make sure the bootstrap admin token exists (issue 11), then
+ * report ready and log the dashboard URL. Shutdown drains in order: HTTP/WebSocket (SSE streams
+ * end with a final event) → retention → demo simulators → fleet → store writer → database → demo
+ * dir → lock; a failed or interrupted start undoes the part that had happened the same way.
  */
 import fs from "node:fs";
+import net from "node:net";
+import { createSecureContext } from "node:tls";
 import type { Config } from "./config.js";
-import { StartupError } from "./errors.js";
+import { ConfigError, StartupError } from "./errors.js";
 import type { Logger } from "./log.js";
-import { openDatabase, isWritable, type OpenedDatabase } from "./store/db.js";
+import { ensureDataDir, openDatabase, isWritable, type OpenedDatabase } from "./store/db.js";
+import { acquireDataDirLock, type DataDirLock } from "./store/lock.js";
 import { StoreWriter } from "./store/writer.js";
 import { EventStore } from "./store/events.js";
 import { EventBus } from "./bus/bus.js";
@@ -43,20 +48,34 @@ export interface App {
 }
 
 /**
- * Start Prospero with `config`.
+ * Start Prospero with `config`. In order: refuse bad values (a supplied admin token, TLS files,
+ * a `--bind` that is not an address of this machine), prepare the demo environment, make sure the
+ * data dir is usable and take its lock (one gateway per data dir), listen, open the store, load
+ * the tokens, start the fleet. Nothing is listened on and no database is touched before the lock
+ * is ours.
+ *
+ * A failure — or `opts.signal` aborting (Ctrl-C while starting) — undoes whatever part of the
+ * start had happened: the port, the autostarted demo simulators, the database, the demo
+ * directory and the lock; the promise then rejects (with `signal.reason` when aborted). A step
+ * already under way finishes first (e.g. a simulator being started), then everything is undone.
  * @param opts.env the gateway's environment (daemons' base env, `PROSPERO_ADMIN_TOKEN`, where the
  *   endpoint record for local clients goes); default process.env.
  * @param opts.showTokenInLog log the dashboard URL with its token (default: in demo mode, or when
  *   stderr is a terminal; otherwise the log names the token file instead).
- * @throws StartupError (data dir, database or migrations unusable, TLS files unreadable) — nothing
- *   is deleted or overwritten; ConfigError for a bad PROSPERO_ADMIN_TOKEN.
- * @throws Error with the OS reason when the HTTP address cannot be bound.
+ * @param opts.signal abort the start (see above).
+ * @throws ConfigError for a bad PROSPERO_ADMIN_TOKEN, an unusable data dir (missing and not
+ *   creatable, not a directory, not writable, another user's) or a `--bind` that does not
+ *   resolve or is not an address of this machine (`prospero serve` exits 2);
+ *   DataDirInUse (a StartupError naming the other gateway's pid) when another gateway holds the
+ *   data dir; StartupError when the port is taken or not allowed, the TLS files are unusable, or
+ *   the database or migrations are (nothing stored is deleted or overwritten).
  */
 export async function startApp(
   requested: Config,
   logger: Logger,
-  opts: { isDev?: boolean; env?: NodeJS.ProcessEnv; showTokenInLog?: boolean } = {},
+  opts: { isDev?: boolean; env?: NodeJS.ProcessEnv; showTokenInLog?: boolean; signal?: AbortSignal } = {},
 ): Promise<App> {
+  const abortPoint = () => opts.signal?.throwIfAborted();
   // Demo mode: everything in a temp dir, daemons from the built-in simulator (src/demo.ts).
   let demo: DemoEnvironment | null = null;
   let config = requested;
@@ -73,181 +92,285 @@ export async function startApp(
         cause: err,
       });
     }
-  }
-  if (requested.demo) {
-    demo = prepareDemo(env);
-    config = { ...requested, dataDir: demo.dataDir, calibandBin: SIMULATOR_BIN, autostart: true };
-    env = demo.env;
-    logger.info({ dir: demo.dir }, "demo mode: temporary workspace and caliband simulator");
-  }
-  let db: OpenedDatabase | null = null;
-  let fleet: Fleet | null = null;
-  let services: GraphQLServices | null = null;
-  let migrationsApplied = false;
-  const readiness = (): Readiness => {
-    const storeWritable = db !== null && isWritable(db.raw);
-    const workspaces = fleet?.registry.list() ?? [];
-    const health = workspaces.map((w) => fleet!.state.healthOf(w.name).state);
-    return {
-      ready: migrationsApplied && storeWritable,
-      migrationsApplied,
-      storeWritable,
-      workspacesTotal: workspaces.length,
-      workspacesHealthy: health.filter((h) => h === "healthy").length,
-      workspacesUnreachable: health.filter((h) => h === "unreachable").length,
-    };
-  };
-  let gateway: Gateway;
-  try {
-    gateway = await startGateway(config.bind, config.port, {
-      logger,
-      readiness,
-      context: () => services,
-      isDev: opts.isDev ?? false,
-      insecure: config.insecureNoAuth,
-      tls,
-      maxConnections: config.maxConnections,
-      access: {
-        bind: config.bind,
-        tls: tls !== null,
-        publicHosts: config.publicHosts,
-        corsOrigins: config.corsOrigins,
-        trustProxy: config.trustProxy,
-      },
-    });
-  } catch (err) {
-    demo?.cleanup();
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ERR_OSSL_PEM_NO_START_LINE" || /PEM|key values mismatch|certificate/i.test(String(err))) {
+    // Parse them now (not PEM, a key of another certificate) so nothing is created for a bad pair.
+    try {
+      createSecureContext({ cert: tls.cert, key: tls.key });
+    } catch (err) {
       throw new StartupError(`the TLS certificate or key is not usable: ${(err as Error).message}`, {
         cause: err,
       });
     }
-    if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES" || code === "ENOTFOUND") {
-      throw new StartupError(
-        `cannot listen on ${config.bind}:${config.port} (${code}); choose another --port / PROSPERO_PORT (0 picks a free one) or --bind / PROSPERO_BIND`,
-        { cause: err },
+  }
+  // The address (and a fixed port) can be bound: a --bind that does not resolve, or names no
+  // address of this machine, is refused before anything is created.
+  await probeListen(requested.bind, requested.port);
+  abortPoint();
+
+  // What has been started so far, undone in order by `teardown` (on failure, abort or stop).
+  let lock: DataDirLock | null = null;
+  let gateway: Gateway | null = null;
+  let db: OpenedDatabase | null = null;
+  let writer: StoreWriter | null = null;
+  let fleet: Fleet | null = null;
+  let fleetStarted = false;
+  let stopRetention: (() => Promise<void>) | null = null;
+  let stopDemo: (() => void) | null = null;
+  let endpoint: { remove(): void } | null = null;
+  const teardown = async (graceMs?: number): Promise<void> => {
+    let first: unknown = undefined;
+    const attempt = async (what: string, fn: () => unknown) => {
+      try {
+        await fn();
+      } catch (err) {
+        logger.error({ err }, `shutdown: ${what} failed`);
+        first ??= err;
+      }
+    };
+    const f = fleet;
+    await attempt("removing the endpoint record", () => endpoint?.remove());
+    await attempt("closing the gateway", () => gateway?.close(graceMs));
+    await attempt("stopping retention", () => stopRetention?.());
+    await attempt("stopping the demo", () => stopDemo?.());
+    // The poller first: polling on, it would autostart a simulator again the moment it is stopped.
+    if (f && fleetStarted) await attempt("stopping the fleet", () => f.stop());
+    // Demo mode owns the simulators it started (one per workspace): stop them before the temp
+    // directory holding their sockets and sessions is removed.
+    if (demo && f) await attempt("stopping the simulators", () => f.daemons.shutdownStarted());
+    await attempt("closing the store writer", () => writer?.close());
+    await attempt("closing the database", () => db?.close());
+    await attempt("removing the demo directory", () => demo?.cleanup());
+    await attempt("releasing the data dir lock", () => lock?.release());
+    if (first !== undefined) throw first;
+  };
+
+  let services: GraphQLServices | null = null;
+  let migrationsApplied = false;
+  try {
+    if (requested.demo) {
+      demo = prepareDemo(env);
+      config = { ...requested, dataDir: demo.dataDir, calibandBin: SIMULATOR_BIN, autostart: true };
+      env = demo.env;
+      logger.info({ dir: demo.dir }, "demo mode: temporary workspace and caliband simulator");
+    }
+    abortPoint();
+    // The data dir must be usable, and ours alone, before we listen or open the database.
+    try {
+      ensureDataDir(config.dataDir);
+    } catch (err) {
+      throw new ConfigError(
+        "--data-dir / PROSPERO_DATA_DIR",
+        "a directory of this user that it can write, or one it can create",
+        (err as Error).message,
       );
+    }
+    lock = await acquireDataDirLock(config.dataDir);
+    abortPoint();
+
+    const readiness = (): Readiness => {
+      const storeWritable = db !== null && isWritable(db.raw);
+      const workspaces = fleet?.registry.list() ?? [];
+      const health = workspaces.map((w) => fleet!.state.healthOf(w.name).state);
+      return {
+        ready: migrationsApplied && storeWritable,
+        migrationsApplied,
+        storeWritable,
+        workspacesTotal: workspaces.length,
+        workspacesHealthy: health.filter((h) => h === "healthy").length,
+        workspacesUnreachable: health.filter((h) => h === "unreachable").length,
+      };
+    };
+    try {
+      gateway = await startGateway(config.bind, config.port, {
+        logger,
+        readiness,
+        context: () => services,
+        isDev: opts.isDev ?? false,
+        insecure: config.insecureNoAuth,
+        tls,
+        maxConnections: config.maxConnections,
+        access: {
+          bind: config.bind,
+          tls: tls !== null,
+          publicHosts: config.publicHosts,
+          corsOrigins: config.corsOrigins,
+          trustProxy: config.trustProxy,
+        },
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ERR_OSSL_PEM_NO_START_LINE" || /PEM|key values mismatch|certificate/i.test(String(err))) {
+        throw new StartupError(`the TLS certificate or key is not usable: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+      throw listenError(err, config.bind, config.port);
+    }
+    const gw = gateway;
+    logger.info({ url: gw.url, graphql: `${gw.url}/graphql` }, "gateway listening");
+    warnAboutExposure(config, gw.url, logger);
+    abortPoint();
+    db = await openDatabase(config.dataDir);
+    const opened = db;
+    logger.info(
+      {
+        file: opened.file,
+        applied: opened.migrations.applied,
+        alreadyApplied: opened.migrations.alreadyApplied.length,
+      },
+      "store open",
+    );
+    abortPoint();
+    writer = new StoreWriter(opened.prisma, logger.child({ module: "writer" }));
+    const bus = new EventBus({ log: logger.child({ module: "bus" }) });
+    const store = new EventStore(opened.prisma, writer, bus, logger.child({ module: "store" }));
+    const theFleet = new Fleet({
+      db: opened.prisma,
+      store,
+      writer,
+      logger,
+      pollIntervalMs: config.pollIntervalMs,
+      dataDir: config.dataDir,
+      calibandBin: config.calibandBin,
+      autostart: config.autostart,
+      env,
+      allowEnv: config.allowEnv,
+      allowRoots: config.allowRoots,
+    });
+    fleet = theFleet;
+    const hijackable = theFleet.registry.envPolicy.hijackableAllowed();
+    if (hijackable.length > 0) {
+      logger.warn(
+        { variables: hijackable, allowEnv: config.allowEnv },
+        "--allow-env lets workspace configs set variables that make processes run other code: any admin can then run commands as this user",
+      );
+    }
+    const tokens = new TokenService(opened.prisma, writer, logger);
+    const audit = new AuditLog(writer, logger);
+    await tokens.load();
+    const admin = await tokens.ensureBootstrapAdmin(
+      config.dataDir,
+      gatewayEnv.PROSPERO_ADMIN_TOKEN || undefined,
+    );
+    abortPoint();
+    fleetStarted = true;
+    await theFleet.start();
+    abortPoint();
+    services = {
+      prisma: opened.prisma,
+      fleet: theFleet,
+      store,
+      bus,
+      tokens,
+      audit,
+      replays: new ReplayLimiter(),
+    };
+    tokens.onRevoked((id) => gw.live.closeToken(id));
+    stopRetention = startRetention(
+      [
+        { what: "events", prune: (cutoff) => store.prune(cutoff) },
+        { what: "audit rows", prune: (cutoff) => audit.prune(cutoff) },
+        { what: "browser sessions", prune: (cutoff) => tokens.pruneSessions(cutoff) },
+      ],
+      config.retentionDays,
+      logger.child({ module: "retention" }),
+    );
+    migrationsApplied = true;
+    if (demo) stopDemo = await startDemoFleet(theFleet, demo, logger.child({ module: "demo" }));
+    abortPoint();
+    const dashboardUrl = `${gw.url}/?token=${encodeURIComponent(admin.secret)}`;
+    const record = writeEndpointRecord(
+      { url: gw.url, port: gw.port, pid: process.pid, tokenFile: admin.file },
+      gatewayEnv,
+    );
+    endpoint = record;
+    if (record.error)
+      logger.warn({ reason: record.error }, "local clients will not find this gateway's token by themselves");
+    const showToken = opts.showTokenInLog ?? (requested.demo || process.stderr.isTTY === true);
+    if (config.insecureNoAuth) {
+      logger.info({ dashboard: gw.url }, "open the dashboard");
+    } else if (showToken) {
+      logger.info(
+        { dashboard: dashboardUrl, tokenFile: admin.file, issued: admin.issued },
+        "open the dashboard (this URL carries the admin token; keep it private)",
+      );
+    } else {
+      logger.info(
+        { dashboard: gw.url, tokenFile: admin.file, issued: admin.issued },
+        "open the dashboard with ?token=<the admin token from tokenFile>",
+      );
+    }
+    let stopping: Promise<void> | null = null;
+    return {
+      gateway: gw,
+      db: opened,
+      writer,
+      bus,
+      store,
+      fleet: theFleet,
+      tokens,
+      audit,
+      adminToken: admin.secret,
+      dashboardUrl,
+      stop() {
+        stopping ??= (async () => {
+          logger.info("shutting down: draining requests");
+          await teardown();
+          logger.info("stopped");
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    if (opts.signal?.aborted) logger.info("start-up interrupted: undoing what had started");
+    try {
+      await teardown(0);
+    } catch {
+      // logged by teardown; the start-up error is the one to report
     }
     throw err;
   }
-  logger.info({ url: gateway.url, graphql: `${gateway.url}/graphql` }, "gateway listening");
-  warnAboutExposure(config, gateway.url, logger);
+}
+
+/**
+ * Check that `bind:port` can be listened on, with a throwaway server closed at once, so a bad
+ * `--bind` or a taken port is found before the data dir, its lock or the database are touched.
+ * @throws see {@link listenError}.
+ */
+async function probeListen(bind: string, port: number): Promise<void> {
+  const probe = net.createServer();
   try {
-    db = await openDatabase(config.dataDir);
+    await new Promise<void>((resolve, reject) => {
+      probe.once("error", reject);
+      probe.listen({ host: bind, port, exclusive: true }, () => resolve());
+    });
   } catch (err) {
-    await gateway.close(0);
-    demo?.cleanup();
-    throw err;
+    throw listenError(err, bind, port);
   }
-  logger.info(
-    { file: db.file, applied: db.migrations.applied, alreadyApplied: db.migrations.alreadyApplied.length },
-    "store open",
-  );
-  const writer = new StoreWriter(db.prisma, logger.child({ module: "writer" }));
-  const bus = new EventBus({ log: logger.child({ module: "bus" }) });
-  const store = new EventStore(db.prisma, writer, bus, logger.child({ module: "store" }));
-  fleet = new Fleet({
-    db: db.prisma,
-    store,
-    writer,
-    logger,
-    pollIntervalMs: config.pollIntervalMs,
-    dataDir: config.dataDir,
-    calibandBin: config.calibandBin,
-    autostart: config.autostart,
-    env,
-    allowEnv: config.allowEnv,
-    allowRoots: config.allowRoots,
-  });
-  const hijackable = fleet.registry.envPolicy.hijackableAllowed();
-  if (hijackable.length > 0) {
-    logger.warn(
-      { variables: hijackable, allowEnv: config.allowEnv },
-      "--allow-env lets workspace configs set variables that make processes run other code: any admin can then run commands as this user",
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
+/**
+ * The typed error of a failed `listen` on `bind:port`: ConfigError (exit 2) when `--bind` is a
+ * bad value — a host name that does not resolve (ENOTFOUND, EAI_NONAME), or no address of this
+ * machine (EADDRNOTAVAIL); StartupError (exit 1) when the port is in use or not allowed
+ * (EADDRINUSE, EACCES), conditions of the moment rather than of the setting; otherwise `err`.
+ */
+function listenError(err: unknown, bind: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EADDRNOTAVAIL") {
+    return new ConfigError(
+      "--bind / PROSPERO_BIND",
+      "an IP address of this machine, or a host name that resolves to one",
+      `cannot listen on ${bind} (${code === "EADDRNOTAVAIL" ? "not an address of this machine" : "the name does not resolve"}: ${code})`,
     );
   }
-  const tokens = new TokenService(db.prisma, writer, logger);
-  const audit = new AuditLog(writer, logger);
-  let admin: { secret: string; file: string; issued: boolean };
-  try {
-    await tokens.load();
-    admin = await tokens.ensureBootstrapAdmin(config.dataDir, gatewayEnv.PROSPERO_ADMIN_TOKEN || undefined);
-  } catch (err) {
-    await gateway.close(0);
-    await writer.close();
-    await db.close();
-    demo?.cleanup();
-    throw err;
-  }
-  await fleet.start();
-  services = { prisma: db.prisma, fleet, store, bus, tokens, audit, replays: new ReplayLimiter() };
-  tokens.onRevoked((id) => gateway.live.closeToken(id));
-  const stopRetention = startRetention(
-    [
-      { what: "events", prune: (cutoff) => store.prune(cutoff) },
-      { what: "audit rows", prune: (cutoff) => audit.prune(cutoff) },
-      { what: "browser sessions", prune: (cutoff) => tokens.pruneSessions(cutoff) },
-    ],
-    config.retentionDays,
-    logger.child({ module: "retention" }),
-  );
-  migrationsApplied = true;
-  const stopDemo = demo ? await startDemoFleet(fleet, demo, logger.child({ module: "demo" })) : null;
-  const dashboardUrl = `${gateway.url}/?token=${encodeURIComponent(admin.secret)}`;
-  const endpoint = writeEndpointRecord(
-    { url: gateway.url, port: gateway.port, pid: process.pid, tokenFile: admin.file },
-    gatewayEnv,
-  );
-  if (endpoint.error)
-    logger.warn({ reason: endpoint.error }, "local clients will not find this gateway's token by themselves");
-  const showToken = opts.showTokenInLog ?? (requested.demo || process.stderr.isTTY === true);
-  if (config.insecureNoAuth) {
-    logger.info({ dashboard: gateway.url }, "open the dashboard");
-  } else if (showToken) {
-    logger.info(
-      { dashboard: dashboardUrl, tokenFile: admin.file, issued: admin.issued },
-      "open the dashboard (this URL carries the admin token; keep it private)",
-    );
-  } else {
-    logger.info(
-      { dashboard: gateway.url, tokenFile: admin.file, issued: admin.issued },
-      "open the dashboard with ?token=<the admin token from tokenFile>",
+  if (code === "EADDRINUSE" || code === "EACCES") {
+    return new StartupError(
+      `cannot listen on ${bind}:${port} (${code}); choose another --port / PROSPERO_PORT (0 picks a free one) or --bind / PROSPERO_BIND`,
+      { cause: err },
     );
   }
-  const opened = db;
-  const theFleet = fleet;
-  let stopping: Promise<void> | null = null;
-  return {
-    gateway,
-    db: opened,
-    writer,
-    bus,
-    store,
-    fleet: theFleet,
-    tokens,
-    audit,
-    adminToken: admin.secret,
-    dashboardUrl,
-    stop() {
-      stopping ??= (async () => {
-        logger.info("shutting down: draining requests");
-        endpoint.remove();
-        await gateway.close();
-        await stopRetention();
-        stopDemo?.();
-        // Demo mode owns the simulators it started (one per workspace): stop them before the
-        // temp directory holding their sockets and sessions is removed.
-        if (demo) await theFleet.daemons.shutdownStarted();
-        await theFleet.stop();
-        await writer.close();
-        await opened.close();
-        demo?.cleanup();
-        logger.info("stopped");
-      })();
-      return stopping;
-    },
-  };
+  return err;
 }
 
 /** Warn, at every start, about what this configuration exposes (issue 11 items 1 and 6). */

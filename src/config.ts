@@ -88,11 +88,9 @@ const SETTINGS: readonly SettingSpec[] = [
     key: "bind",
     flag: "--bind",
     env: "PROSPERO_BIND",
-    expected: "an IP address or host name such as 127.0.0.1",
-    schema: z
-      .string()
-      .min(1)
-      .regex(/^[A-Za-z0-9.:[\]-]+$/),
+    expected:
+      "an IP address (such as 127.0.0.1, ::1 or 0.0.0.0) or a host name of this machine (such as localhost)",
+    schema: z.string().refine(isBindAddressForm),
   },
   {
     key: "port",
@@ -230,6 +228,23 @@ const SETTINGS: readonly SettingSpec[] = [
     schema: intString(1, 100_000),
   },
 ];
+
+/**
+ * A DNS host name (RFC 1123 labels of letters, digits and inner hyphens, at most 63 characters
+ * each and 253 in all) whose last label is not all digits (RFC 3696 §2: so `999.1.1.1`, which is
+ * neither an IPv4 address nor a name, is refused instead of being looked up).
+ */
+const HOST_NAME =
+  /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*(?=[A-Za-z0-9-]*[A-Za-z-])[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/;
+
+/**
+ * The accepted form of `--bind`: an IP literal (IPv4, or IPv6 without brackets, as `listen`
+ * takes it) or a host name (see {@link HOST_NAME}). Whether a name resolves to an address of
+ * this machine is checked at start, before anything is created (src/app.ts).
+ */
+export function isBindAddressForm(value: string): boolean {
+  return net.isIP(value) !== 0 || HOST_NAME.test(value);
+}
 
 /**
  * Default data dir: `$XDG_DATA_HOME/prospero` when XDG_DATA_HOME is an absolute path, else

@@ -50,7 +50,8 @@ export class Protocol extends ProsperoError {
  * error code when there was one, so callers can decide whether retrying makes sense.
  */
 export class Unreachable extends ProsperoError {
-  readonly code = "UNREACHABLE";
+  /** `UNREACHABLE`; a subclass with a schema type of its own has its own code. */
+  readonly code: string = "UNREACHABLE";
   readonly errno: string | undefined;
   constructor(
     readonly endpoint: string,
@@ -63,18 +64,56 @@ export class Unreachable extends ProsperoError {
 }
 
 /**
+ * Where an autostart failure stands in its backoff (issue 11 item 9): `failures` in a row so far,
+ * and when the next attempt may start. Set on a {@link DaemonStartFailed} or
+ * {@link CalibandNotInstalled} that answers a call made while the backoff waits (the call started
+ * no daemon), absent on the failure of an attempt itself.
+ */
+export interface AutostartRetry {
+  failures: number;
+  nextAttemptAt: Date;
+}
+
+/** `; autostart failed N times in a row, next attempt at <ISO>` for a message, or "" without `retry`. */
+function retryText(retry: AutostartRetry | null): string {
+  if (retry === null) return "";
+  const n = retry.failures;
+  return `; autostart failed ${n} time${n === 1 ? "" : "s"} in a row, next attempt at ${retry.nextAttemptAt.toISOString()}`;
+}
+
+/**
  * Autostarted caliband never answered `status` (§5.2): it exited first (`exitCode`/`signal` set) or
- * the startup deadline passed. `logPath` is the file its stdout/stderr were appended to.
+ * the startup deadline passed. `logPath` is the file its stdout/stderr were appended to. Code
+ * `DAEMON_START_FAILED` (an {@link Unreachable} all the same: nothing answers at `endpoint`).
+ * `retry` is set when this answers a call made during the backoff that followed (see
+ * {@link AutostartRetry}).
  */
 export class DaemonStartFailed extends Unreachable {
+  override readonly code: string = "DAEMON_START_FAILED";
   constructor(
     endpoint: string,
     reason: string,
     readonly logPath: string,
     readonly exitCode: number | null = null,
     readonly signal: string | null = null,
+    readonly retry: AutostartRetry | null = null,
   ) {
     super(endpoint, `${reason}; see ${logPath}`);
+  }
+
+  /** The start failure `last` as the answer to a call made while its backoff waits (`retry` set). */
+  static during(last: DaemonStartFailed, retry: AutostartRetry): DaemonStartFailed {
+    const reason = last.reason.endsWith(`; see ${last.logPath}`)
+      ? last.reason.slice(0, -`; see ${last.logPath}`.length)
+      : last.reason;
+    return new DaemonStartFailed(
+      last.endpoint,
+      `${reason}${retryText(retry)}`,
+      last.logPath,
+      last.exitCode,
+      last.signal,
+      retry,
+    );
   }
 }
 
@@ -120,22 +159,34 @@ export class AutostartBackoff extends Unreachable {
   }
 }
 
+/** How to fix {@link CalibandNotInstalled}: the text its message ends with (and its `hint`). */
+export const CALIBAND_INSTALL_HINT =
+  "install caliban (it ships the `caliband` daemon) and put `caliband` on PATH, or set " +
+  "--caliband-bin / PROSPERO_CALIBAND_BIN to the caliband executable";
+
 /**
  * The caliband binary could not be executed (`ENOENT`/`EACCES` when autostarting, §5.2). The
- * message says how to fix it: install caliban (which ships `caliband`) and put `caliband` on
- * `PATH`, or point `--caliband-bin` / `PROSPERO_CALIBAND_BIN` at the binary.
+ * message says how to fix it ({@link CALIBAND_INSTALL_HINT}, also in `hint`): install caliban
+ * (which ships `caliband`) and put `caliband` on `PATH`, or point `--caliband-bin` /
+ * `PROSPERO_CALIBAND_BIN` at the binary. `retry` is set when this answers a call made during the
+ * autostart backoff that followed (see {@link AutostartRetry}).
  */
 export class CalibandNotInstalled extends ProsperoError {
   readonly code = "CALIBAND_NOT_INSTALLED";
+  readonly hint = CALIBAND_INSTALL_HINT;
   constructor(
     readonly bin: string,
     readonly errno?: string,
+    readonly retry: AutostartRetry | null = null,
   ) {
     super(
-      `cannot run caliband binary "${bin}"${errno ? ` (${errno})` : ""}: install caliban (it ships the ` +
-        "`caliband` daemon) and put `caliband` on PATH, or set --caliband-bin / PROSPERO_CALIBAND_BIN " +
-        "to the caliband executable",
+      `cannot run caliband binary "${bin}"${errno ? ` (${errno})` : ""}: ${CALIBAND_INSTALL_HINT}${retryText(retry)}`,
     );
+  }
+
+  /** The failure `last` as the answer to a call made while its backoff waits (`retry` set). */
+  static during(last: CalibandNotInstalled, retry: AutostartRetry): CalibandNotInstalled {
+    return new CalibandNotInstalled(last.bin, last.errno, retry);
   }
 }
 

@@ -4,6 +4,7 @@
  * the daemon's own bound) is an error instead of unbounded buffering. `node:readline` cannot bound
  * a line, hence this small splitter.
  */
+import { isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 
 import { LineTooLong } from "./errors.js";
@@ -17,6 +18,16 @@ const NEWLINE = 0x0a;
 export interface LineReaderOptions {
   /** Maximum bytes of one line excluding `\n`; default {@link DEFAULT_MAX_LINE_BYTES}. */
   maxLineBytes?: number;
+}
+
+/**
+ * One line with the bytes it came from: `line` is the UTF-8 decoding (invalid sequences become
+ * U+FFFD), `bytes` the exact bytes (trailing `\r` removed, like `line`) when they are NOT valid
+ * UTF-8, else null (then `line` is exact), so a consumer can store the line byte for byte.
+ */
+export interface LineEntry {
+  line: string;
+  bytes: Buffer | null;
 }
 
 /**
@@ -34,7 +45,15 @@ export class LineSplitter {
    * @throws LineTooLong once the current line exceeds `maxLineBytes` bytes.
    */
   push(chunk: Buffer): string[] {
-    const lines: string[] = [];
+    return this.pushEntries(chunk).map((e) => e.line);
+  }
+
+  /**
+   * Like {@link push}, with each line's exact bytes when they are not valid UTF-8.
+   * @throws LineTooLong once the current line exceeds `maxLineBytes` bytes.
+   */
+  pushEntries(chunk: Buffer): LineEntry[] {
+    const lines: LineEntry[] = [];
     let start = 0;
     for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
       this.append(chunk.subarray(start, nl));
@@ -47,7 +66,12 @@ export class LineSplitter {
 
   /** Signal end of input: returns the unterminated last line, if it is not blank. */
   end(): string[] {
-    const lines: string[] = [];
+    return this.endEntries().map((e) => e.line);
+  }
+
+  /** Like {@link end}, with the line's exact bytes when they are not valid UTF-8. */
+  endEntries(): LineEntry[] {
+    const lines: LineEntry[] = [];
     this.emit(lines);
     return lines;
   }
@@ -63,14 +87,14 @@ export class LineSplitter {
     this.pending.push(part);
   }
 
-  private emit(into: string[]): void {
+  private emit(into: LineEntry[]): void {
     if (this.pendingBytes === 0) return;
-    const raw = Buffer.concat(this.pending, this.pendingBytes);
+    let raw = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
-    let line = raw.toString("utf8");
-    if (line.endsWith("\r")) line = line.slice(0, -1);
-    if (line.trim() !== "") into.push(line);
+    if (raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, raw.length - 1);
+    const line = raw.toString("utf8");
+    if (line.trim() !== "") into.push({ line, bytes: isUtf8(raw) ? null : raw });
   }
 }
 
@@ -80,9 +104,21 @@ export class LineSplitter {
  * @throws LineTooLong when a line exceeds `maxLineBytes`.
  */
 export async function* readLines(stream: Readable, options: LineReaderOptions = {}): AsyncGenerator<string> {
+  for await (const e of readLineEntries(stream, options)) yield e.line;
+}
+
+/**
+ * Like {@link readLines}, yielding each line with its exact bytes when they are not valid UTF-8
+ * ({@link LineEntry}), for lossless storage.
+ * @throws LineTooLong when a line exceeds `maxLineBytes`.
+ */
+export async function* readLineEntries(
+  stream: Readable,
+  options: LineReaderOptions = {},
+): AsyncGenerator<LineEntry> {
   const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-    yield* splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
+    yield* splitter.pushEntries(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
   }
-  yield* splitter.end();
+  yield* splitter.endEntries();
 }

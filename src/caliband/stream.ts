@@ -8,7 +8,7 @@
 import type { Socket } from "node:net";
 
 import { LineTooLong, Protocol, Unreachable, errnoOf } from "./errors.js";
-import { DEFAULT_MAX_LINE_BYTES, readLines } from "./ndjson.js";
+import { DEFAULT_MAX_LINE_BYTES, readLineEntries } from "./ndjson.js";
 import { describeEndpoint, openConnection, type Transport } from "./transport.js";
 import {
   encodeInbound,
@@ -86,12 +86,15 @@ export interface AgentStreamOptions extends ConnectRetryOptions {
 
 /**
  * One non-blank line of a per-agent stream: `index` is its 0-based position among the non-blank
- * lines of THIS connection (replay included, §3.2), `line` the raw text (for lossless storage),
- * `parsed` the {@link parseFrame} result (unknown types / non-JSON are reported, not thrown).
+ * lines of THIS connection (replay included, §3.2), `line` the text (UTF-8 decoded), `bytes` the
+ * line's exact bytes when they are not valid UTF-8 (null when `line` is exact; together they give
+ * lossless storage), `parsed` the {@link parseFrame} result (unknown types / non-JSON are reported,
+ * not thrown).
  */
 export interface StreamLine {
   index: number;
   line: string;
+  bytes: Buffer | null;
   parsed: ParseFrameResult;
 }
 
@@ -117,10 +120,10 @@ export async function* openAgentStream(
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     let index = 0;
-    for await (const line of readLines(socket, {
+    for await (const { line, bytes } of readLineEntries(socket, {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     })) {
-      yield { index, line, parsed: parseFrame(line) };
+      yield { index, line, bytes, parsed: parseFrame(line) };
       index++;
     }
     signal?.throwIfAborted();

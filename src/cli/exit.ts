@@ -17,7 +17,10 @@ export const EXIT = {
   notFound: 3,
   /** The gateway refused: invalid state, conflict, provider misconfigured, validation, daemon refused. */
   refused: 4,
-  /** The gateway (or the workspace's caliband) could not be reached. */
+  /**
+   * The gateway (or the workspace's caliband) could not be reached, or the caliband it needed
+   * could not be started (binary not installed, daemon exited at start).
+   */
   unreachable: 5,
   /** Not allowed: no valid token, or the token's role or workspaces do not allow this. */
   denied: 6,
@@ -36,7 +39,7 @@ Exit codes:
   2    usage error (bad command, option or argument)
   3    not found (agent or workspace)
   4    refused (invalid state, conflict, provider misconfigured, validation, daemon refused)
-  5    unreachable (the gateway, or the workspace's caliband)
+  5    unreachable (the gateway, or the workspace's caliband; caliband not installed or failed to start)
   6    not allowed (no valid token, or its role or workspaces do not allow it)
   130  interrupted (Ctrl-C while waiting)
 
@@ -67,6 +70,8 @@ export function exitCodeForTypename(typename: string): ExitCode {
     case "NotFoundError":
       return EXIT.notFound;
     case "UnreachableError":
+    case "CalibandNotInstalledError":
+    case "DaemonStartFailedError":
       return EXIT.unreachable;
     case "InvalidStateError":
     case "ConflictError":
@@ -89,6 +94,8 @@ interface ReportedError {
   message: string;
   fieldErrors?: readonly { path: readonly string[]; message: string }[];
   reason?: string;
+  /** DaemonStartFailedError: where the daemon's output went. */
+  logPath?: string;
 }
 
 /** The message line of a typed mutation error: `what: message [CODE]` plus field errors. */
@@ -98,7 +105,8 @@ export function describeMutationError(what: string, e: ReportedError): string {
     ? ` (${unmentioned.map((f) => `${f.path.join(".") || "input"}: ${f.message}`).join("; ")})`
     : "";
   const reason = e.reason && !e.message.includes(e.reason) ? ` (${e.reason})` : "";
-  return `${what}: ${e.message}${fields}${reason} [${e.code}]`;
+  const log = e.logPath && !e.message.includes(e.logPath) ? ` (see ${e.logPath})` : "";
+  return `${what}: ${e.message}${fields}${reason}${log} [${e.code}]`;
 }
 
 /**
@@ -121,6 +129,8 @@ type ReportedErrorTypename =
   | "ConflictError"
   | "ProviderMisconfiguredError"
   | "UnreachableError"
+  | "CalibandNotInstalledError"
+  | "DaemonStartFailedError"
   | "ValidationError"
   | "DaemonRefusedError"
   | "UnauthenticatedError"
@@ -129,7 +139,9 @@ type ReportedErrorTypename =
 /**
  * Exit code and one-line message for any failure of a client command: CliError as given,
  * NetworkError → 5 (a WebSocket closed 4401/4403 → 6), GraphQL errors by `extensions.code`
- * (UNAUTHENTICATED/FORBIDDEN → 6, NOT_FOUND → 3, BAD_USER_INPUT → 2), the rest → 1.
+ * (UNAUTHENTICATED/FORBIDDEN → 6, NOT_FOUND → 3, BAD_USER_INPUT → 2, CALIBAND_NOT_INSTALLED /
+ * DAEMON_START_FAILED / UNREACHABLE → 5, as the typed results of those are: a gateway older than
+ * issue 12 answered them as top-level errors), the rest → 1.
  */
 export function describeFailure(err: unknown): { exitCode: ExitCode; message: string } {
   if (err instanceof CliError) return { exitCode: err.exitCode, message: err.message };
@@ -145,6 +157,12 @@ export function describeFailure(err: unknown): { exitCode: ExitCode; message: st
     if (err.hasCode("FORBIDDEN")) return { exitCode: EXIT.denied, message: err.message };
     if (err.hasCode("NOT_FOUND")) return { exitCode: EXIT.notFound, message: err.message };
     if (err.hasCode("BAD_USER_INPUT")) return { exitCode: EXIT.usage, message: err.message };
+    if (
+      err.hasCode("CALIBAND_NOT_INSTALLED") ||
+      err.hasCode("DAEMON_START_FAILED") ||
+      err.hasCode("UNREACHABLE")
+    )
+      return { exitCode: EXIT.unreachable, message: err.message };
     return { exitCode: EXIT.failure, message: `the gateway answered with an error: ${err.message}` };
   }
   const message = err instanceof Error ? err.message : String(err);

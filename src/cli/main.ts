@@ -8,8 +8,10 @@
  */
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { resolveConfig, type Config } from "../config.js";
-import { ProsperoError, ConfigError } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import { VERSION } from "../version.js";
+import type { App } from "../app.js";
+import type { Logger } from "../log.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit.js";
 import { registerWorkspaceCommands } from "./commands/workspace.js";
 import { registerAgentCommands } from "./commands/agents.js";
@@ -48,7 +50,50 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
+/** Signals that stop `prospero serve` cleanly (SIGHUP: its terminal went away). */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Longest a stop may take after the first signal before the process gives up and exits 1, ms:
+ * the gateway's 5 s drain, the demo simulators' 5 s, and the store, with room to spare. A safety
+ * net only (a stop that hangs is a bug, and is logged as one).
+ */
+export const SHUTDOWN_DEADLINE_MS = 30_000;
+
+/**
+ * `prospero serve`. Exit codes: 0 stopped by SIGINT/SIGTERM/SIGHUP (also while still starting:
+ * whatever had started is undone); 2 a bad setting (flag or env value, PROSPERO_ADMIN_TOKEN, an
+ * unusable --data-dir, a --bind that is no address of this machine); 1 any other start-up failure
+ * — the port is taken, another gateway uses the data dir (it is named, with its pid), the database
+ * is unusable — or a failed stop. A start-up failure is ONE line on stderr, `prospero: <why>`
+ * (the error with its stack goes to the log at debug level).
+ */
 async function serve(opts: ServeOptions): Promise<void> {
+  // Signals are ours from here on: a Ctrl-C while starting must undo the start, not kill the
+  // process half-way (demo dir left behind, simulators orphaned). Repeats are ignored: `npm start`
+  // forwards the terminal's signal, so the gateway gets it twice.
+  const interrupt = new AbortController();
+  let app: App | null = null;
+  let logger: Logger | null = null;
+  let received: string | null = null;
+  const onSignal = (signal: string) => {
+    if (received !== null) {
+      logger?.info({ signal }, "signal received again; already stopping");
+      return;
+    }
+    received = signal;
+    logger?.info({ signal }, "signal received");
+    setTimeout(() => {
+      process.stderr.write(`prospero: stopping took longer than ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting\n`);
+      process.exit(EXIT.failure);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    interrupt.abort(new Error(`start-up interrupted by ${signal}`));
+    if (app) void stop(app, logger!);
+  };
+  for (const s of STOP_SIGNALS) process.on(s, () => onSignal(s));
+  // A closed stderr must not crash the process from a write of ours (the log handles its own).
+  process.stderr.on("error", () => {});
+
   let config: Config;
   try {
     config = resolveConfig({
@@ -78,35 +123,50 @@ async function serve(opts: ServeOptions): Promise<void> {
     }
     throw err;
   }
-  const { createLogger } = await import("../log.js");
+  const { createLogger, closeLog } = await import("../log.js");
   const { startApp } = await import("../app.js");
   const { applyGatewayUmask } = await import("../process-umask.js");
   // Everything the gateway creates is private to its user (autostarted daemons keep the operator's umask).
   applyGatewayUmask();
-  const logger = createLogger(config.logLevel);
-  let app;
+  const log = createLogger(config.logLevel);
+  logger = log;
+  if (received !== null) {
+    // Interrupted before anything was created.
+    log.info({ signal: received }, "signal received before start-up; nothing to undo");
+    await closeLog(log);
+    process.exit(EXIT.ok);
+  }
   try {
-    app = await startApp(config, logger);
+    app = await startApp(config, log, { signal: interrupt.signal });
   } catch (err) {
-    const msg = err instanceof ProsperoError ? err.message : `${(err as Error).message}`;
-    logger.fatal({ err }, msg);
+    if (interrupt.signal.aborted) {
+      log.info({ signal: received }, "start-up interrupted; everything it had started is undone");
+      await closeLog(log);
+      process.exit(EXIT.ok);
+    }
+    const msg = err instanceof Error ? err.message : String(err);
+    log.debug({ err }, "start-up failed");
+    await closeLog(log);
     process.stderr.write(`prospero: ${msg}\n`);
-    logger.flush();
-    // A bad setting found while starting (e.g. PROSPERO_ADMIN_TOKEN, --allow-env) is a usage error.
+    // A bad setting found while starting (e.g. PROSPERO_ADMIN_TOKEN, --data-dir, --bind) is a usage error.
     process.exit(err instanceof ConfigError ? EXIT.usage : EXIT.failure);
   }
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, "signal received");
-    app
-      .stop()
-      .then(() => process.exit(EXIT.ok))
-      .catch((err: unknown) => {
-        logger.error({ err }, "shutdown failed");
-        process.exit(EXIT.failure);
-      });
-  };
-  process.once("SIGINT", () => shutdown("SIGINT"));
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  // (A signal during the start aborted it above; this covers one that lands as it completes.)
+  if (received !== null) void stop(app, log);
+}
+
+/** Stop a running gateway after a signal and exit (0, or 1 when the stop failed). */
+async function stop(app: App, logger: Logger): Promise<never> {
+  const { closeLog } = await import("../log.js");
+  let code: number = EXIT.ok;
+  try {
+    await app.stop();
+  } catch (err) {
+    logger.error({ err }, "shutdown failed");
+    code = EXIT.failure;
+  }
+  await closeLog(logger);
+  process.exit(code);
 }
 
 /** Build the command tree (exported for tests). */

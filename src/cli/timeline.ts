@@ -118,6 +118,12 @@ export class TimelineRenderer {
       case "InputEndedEvent":
         this.line(t, c.magenta("» input ended"));
         break;
+      case "InputFailedEvent":
+        this.line(
+          t,
+          c.red(`! ${e.undeliveredText === null ? "end of input" : "input"} not delivered: ${e.reason}`),
+        );
+        break;
       case "AgentGoneEvent":
         this.line(t, c.dim(`· gone: ${e.reason}${e.replacedBy ? ` (replaced by ${e.replacedBy})` : ""}`));
         break;

@@ -9,8 +9,9 @@
  *   `status_changed {from,to}`, `agent_gone {reason}`, `workspace_health {state,reason}`
  * - normalized TurnEvents (protocol §3.3): `turn_started`, `output`, `tool_started`,
  *   `tool_finished`, `turn_completed`, `agent_finished`
- * - operator input (not echoed by the worker, §3.5): `input_sent {text}`, `input_ended`
- * - ingest bookkeeping: `ingest_gap {missedLines}`, `store_persist_failed {lostSeq,detail}`
+ * - operator input (not echoed by the worker, §3.5): `input_sent {text}`, `input_ended`, both
+ *   recorded before the write to the worker; `input_failed {text,reason}` when that write failed
+ * - ingest bookkeeping: `ingest_gap {missedLines,missedBytes,reason,detail}`, `store_persist_failed {lostSeq,detail}`
  */
 import { z } from "zod";
 
@@ -23,6 +24,28 @@ export const UsageSchema = z.object({
 });
 /** Token usage in tokens. */
 export type Usage = z.infer<typeof UsageSchema>;
+
+/**
+ * Why an agent's output was not read to its end (`ingest_gap.reason`):
+ * - `replay_evicted`: socket-only ingest; the worker's replay (last 1024 lines, protocol §3.2) no
+ *   longer overlapped what was stored, so the lines in between were evicted before being read;
+ * - `stream_not_ended`: socket-only ingest stopped before the stream's EOF;
+ * - `deadline`: the finish deadline passed without progress while stdout.ndjson still held unread
+ *   bytes (unreadable file, failing commits);
+ * - `file_removed`: stdout.ndjson disappeared (`rm`/`respawn` deleted the session dir) before every
+ *   byte of it was read;
+ * - `stopped_while_running`: ingest had to end (the daemon no longer lists the agent) while its
+ *   worker was still running and writing; what it writes afterwards is not read.
+ */
+export const INGEST_GAP_REASONS = [
+  "replay_evicted",
+  "stream_not_ended",
+  "deadline",
+  "file_removed",
+  "stopped_while_running",
+] as const;
+/** One of {@link INGEST_GAP_REASONS}. */
+export type IngestGapReason = (typeof INGEST_GAP_REASONS)[number];
 
 /** Payload schema of every event kind. */
 export const PayloadSchemas = {
@@ -72,7 +95,16 @@ export const PayloadSchemas = {
   }),
   input_sent: z.object({ text: z.string() }),
   input_ended: z.object({}),
-  ingest_gap: z.object({ missedLines: z.number().int().nonnegative().nullable(), detail: z.string() }),
+  /** The `input_sent` (text) or `input_ended` (text null) just before could not be written to the worker. */
+  input_failed: z.object({ text: z.string().nullable(), reason: z.string() }),
+  ingest_gap: z.object({
+    missedLines: z.number().int().nonnegative().nullable(),
+    detail: z.string(),
+    /** Bytes of stdout.ndjson not read, when known (events stored before issue 12 have none). */
+    missedBytes: z.number().int().nonnegative().nullable().default(null),
+    /** Why ingest stopped short (see {@link IngestGapReason}); null on events stored before issue 12. */
+    reason: z.enum(INGEST_GAP_REASONS).nullable().default(null),
+  }),
   store_persist_failed: z.object({ lostSeq: z.number().int(), detail: z.string() }),
 } as const;
 

@@ -94,7 +94,10 @@ export class Fleet {
       protectedDirs: [opts.dataDir],
     });
     this.daemons = new DaemonPool({ ...opts, envPolicy, logger: opts.logger });
-    this.recorder = new Recorder(opts.store, this.state, this.log);
+    this.recorder = new Recorder(opts.store, this.state, this.log, Date.now, {
+      db: opts.db,
+      metrics: this.metrics,
+    });
     this.ingest = new IngestManager({
       db: opts.db,
       store: opts.store,
@@ -170,7 +173,8 @@ export class Fleet {
   }
 
   /**
-   * Unregister a workspace. Its caliband and agents keep running; history stays queryable.
+   * Unregister a workspace. Its caliband and agents keep running; history stays queryable. The row
+   * stays as history only: a restarted gateway does not load it (see `WorkspaceRegistry.load`).
    * @throws NotFound
    */
   async removeWorkspace(name: string): Promise<Workspace> {

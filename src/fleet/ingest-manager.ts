@@ -2,16 +2,48 @@
  * One ingest task per agent: started when an agent is first seen non-terminal (idle included,
  * #51), finished before its terminal status is recorded and before `rm`/`respawn` delete its
  * session dir, stopped (resumable) at shutdown, and forgotten once finished.
+ *
+ * A task also ends by itself when its run ends (RunEnd ingested, or its worker gone — even when the
+ * daemon that launched it is dead, issue 12 item 1); it is then kept until someone `finish`es it, so
+ * the reconciler can read how the run ended ({@link IngestManager.progress}). Listeners hear of
+ * every such end and of every closed stream connection, so the poller reconciles at once (item 6).
  */
-import type { IngestDeps, IngestTarget } from "./ingest.js";
-import { IngestTask } from "./ingest.js";
+import type { IngestDeps, IngestProgress, IngestTarget, RunEndInfo } from "./ingest.js";
+import { IngestTask, probeWorker } from "./ingest.js";
+
+/** What the manager tells its listener (the poller). Listeners must not throw. */
+export interface IngestListener {
+  /** `target`'s run ended and its output is completely ingested (the task ended by itself). */
+  onEnded(target: IngestTarget): void;
+  /** A stream connection to `target`'s worker closed (it may have exited). */
+  onSocketClosed(target: IngestTarget): void;
+}
 
 /** Owns the ingest tasks of the gateway. */
 export class IngestManager {
   private readonly tasks = new Map<string, Promise<IngestTask>>();
   private closed = false;
+  private listener: IngestListener | null = null;
+  private readonly deps: IngestDeps;
 
-  constructor(private readonly deps: IngestDeps) {}
+  constructor(deps: IngestDeps) {
+    this.deps = {
+      ...deps,
+      onEnded: (task) => {
+        deps.onEnded?.(task);
+        this.listener?.onEnded(task.target);
+      },
+      onSocketClosed: (target) => {
+        deps.onSocketClosed?.(target);
+        this.listener?.onSocketClosed(target);
+      },
+    };
+  }
+
+  /** Set the one listener of run ends and closed streams (replaces any earlier one). */
+  listen(listener: IngestListener): void {
+    this.listener = listener;
+  }
 
   /** Start ingesting `target` unless a task exists or its ingest already finished. */
   ensure(target: IngestTarget): void {
@@ -27,21 +59,44 @@ export class IngestManager {
   /**
    * Ingest everything `target` wrote and end its task (starting one first if none ran, e.g. an
    * agent that ran while the gateway was down). Never throws; failures are logged.
+   * @returns how the run ended as its output shows (see {@link RunEndInfo}); null when no task
+   *   could be started or the manager is closed.
    */
-  async finish(target: IngestTarget, timeoutMs = 5_000): Promise<void> {
-    if (this.closed) return;
+  async finish(target: IngestTarget, timeoutMs = 5_000): Promise<RunEndInfo | null> {
+    if (this.closed) return null;
     if (!this.tasks.has(target.agentId)) this.ensure(target);
     const pending = this.tasks.get(target.agentId);
     try {
       const task = await pending;
-      await task?.finish(timeoutMs);
+      if (!task) return null;
+      await task.finish(timeoutMs);
       // A finished task holds nothing we need again (its cursor says finished, so a later ensure
       // or finish starts a task that ends at once): drop it, so memory and `lagBytes` scale with
       // the live agents, not every agent this gateway ever ingested.
-      if (task?.isFinished && this.tasks.get(target.agentId) === pending) this.tasks.delete(target.agentId);
+      if (task.isFinished && this.tasks.get(target.agentId) === pending) this.tasks.delete(target.agentId);
+      return task.runEndInfo;
     } catch (err) {
       this.deps.log.error({ err, agent: target.agentId }, "finishing ingest failed");
+      return null;
     }
+  }
+
+  /** What the task of `agentId` knows now (null when there is none, or it failed to start). */
+  async progress(agentId: string): Promise<IngestProgress | null> {
+    const t = await this.tasks.get(agentId)?.catch(() => null);
+    return t ? t.progress() : null;
+  }
+
+  /**
+   * Whether `target`'s worker is alive now: its task holds an open stream connection, or (no
+   * connection held) the endpoint accepts one right now ({@link probeWorker}). A worker whose daemon
+   * was lost keeps running (§5.7), so a daemon's terminal word does not prove the worker ended.
+   */
+  async workerAlive(target: IngestTarget): Promise<boolean> {
+    const p = await this.progress(target.agentId);
+    if (p?.connected) return true;
+    if (p?.workerGoneAtMs !== null && p?.workerGoneAtMs !== undefined) return false;
+    return probeWorker(target.endpoint, target.transport, 500);
   }
 
   /** Ingest tasks held now: running, or started and not yet finished. */

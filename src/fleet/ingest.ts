@@ -12,19 +12,31 @@
  * the last 1024 lines (§3.2), so each new connection is aligned with the stored tail by content;
  * when no alignment exists, lines were evicted before we read them and an `ingest_gap` event is
  * recorded.
+ *
+ * A task follows its WORKER, not its daemon (issue 12 item 1): workers outlive a killed daemon and
+ * keep writing (§1.7 shutdown, §5.7), so a task ends by itself only when the run has ended — its
+ * `RunEnd` was ingested (and the stream closed, or {@link RUN_END_LINGER_MS} passed), or its worker
+ * is gone (the per-agent endpoint refuses connections for {@link WORKER_GONE_AFTER_MS}: a live
+ * worker always accepts, §3.1; the agent record carries no worker pid, §2.3) and the file was read
+ * to its end. It then reports through `onEnded`, so the poller reconciles at once (item 6). Lines
+ * are stored byte for byte: a line that is not valid UTF-8 keeps its exact bytes (`Frame.bytes`).
+ * When ingest must stop before the end of the output, an `ingest_gap` says how much and why.
  */
+import { isUtf8 } from "node:buffer";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Endpoint } from "../caliband/wire.js";
-import type { Transport } from "../caliband/transport.js";
+import { openConnection, type Transport } from "../caliband/transport.js";
+import { Unreachable } from "../caliband/errors.js";
 import { openAgentStream } from "../caliband/stream.js";
 import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
 import type { Logger } from "../log.js";
 import type { EventStore } from "../store/events.js";
 import type { PendingOp } from "../store/writer.js";
-import type { NewEvent } from "../events/index.js";
+import type { IngestGapReason, NewEvent } from "../events/index.js";
 import type { FleetMetrics } from "./metrics.js";
 import {
+  agentTotals,
   initialNormalizerState,
   normalizeLines,
   restoreNormalizerState,
@@ -32,8 +44,30 @@ import {
 } from "./normalize.js";
 import type { PriceTable } from "./pricing.js";
 
-/** Frame rows per INSERT statement (4 parameters each; SQLite allows 32766 per statement). */
+/** Frame rows per INSERT statement (5 parameters each; SQLite allows 32766 per statement). */
 const FRAME_ROWS_PER_INSERT = 500;
+
+/**
+ * How long a worker's endpoint must refuse connections (ENOENT / ECONNREFUSED on every attempt)
+ * before the worker counts as gone, ms. A live worker accepts at any time (§3.1); after its exit
+ * the socket file is unlinked (daemon alive) or left unanswered (daemon dead).
+ */
+export const WORKER_GONE_AFTER_MS = 1_500;
+
+/**
+ * A worker that never accepted a connection and never wrote a byte counts as gone only after its
+ * endpoint refused for this long, ms (it may just not be bound yet, §1.7, or never bind: preflight).
+ */
+export const NEVER_BOUND_GONE_AFTER_MS = 30_000;
+
+/**
+ * After `RunEnd` the worker exits (≈100 ms, §3.1) and writes nothing more; the task ends when the
+ * stream closes or, at the latest, this long after the `RunEnd` was ingested, ms.
+ */
+export const RUN_END_LINGER_MS = 1_000;
+
+/** Unread bytes counted line by line for an `ingest_gap` up to this size; beyond it lines are unknown. */
+const GAP_COUNT_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Most bytes of stdout.ndjson read and committed at once, so a large backlog (a gateway that was
@@ -58,6 +92,26 @@ export interface IngestTarget {
   specModel: string | null;
 }
 
+/**
+ * How an agent's run ended, as its output shows (persisted with the cursor):
+ * - `runEnd`: the `RunEnd` frame's outcome (StopCondition name, §3.3) and when it was written —
+ *   the mtime of stdout.ndjson when the RunEnd was its last write, else when the line was read (ms
+ *   since the epoch; frames carry no timestamps); null when no RunEnd was ingested;
+ * - `workerGoneAtMs`: when the task found the worker gone (ms since the epoch), null if not seen.
+ */
+export interface RunEndInfo {
+  runEnd: { outcome: string; atMs: number } | null;
+  workerGoneAtMs: number | null;
+}
+
+/** What an ingest task knows about its run now (see {@link IngestTask.progress}). */
+export interface IngestProgress extends RunEndInfo {
+  /** Every line is ingested and the task has ended for good (cursor `finished`). */
+  finished: boolean;
+  /** A stream connection to the worker is open right now (the worker is alive). */
+  connected: boolean;
+}
+
 /** Shared services and tuning of ingest tasks. */
 export interface IngestDeps {
   db: PrismaClient;
@@ -71,6 +125,40 @@ export interface IngestDeps {
   forceSocket?: boolean;
   /** Clock, ms since the epoch. */
   now?: () => number;
+  /** Called once a task ended by itself because its run ended (RunEnd, or the worker is gone). */
+  onEnded?: (task: IngestTask) => void;
+  /** Called when a stream connection to the worker closed (the worker may have exited). */
+  onSocketClosed?: (target: IngestTarget) => void;
+}
+
+/** One stored line: its text (UTF-8, U+FFFD for invalid bytes) and its exact bytes when not valid UTF-8. */
+interface RawLine {
+  text: string;
+  bytes: Buffer | null;
+}
+
+/** `RawLine` of the bytes of one line (newline excluded). */
+function rawLine(b: Buffer): RawLine {
+  return { text: b.toString("utf8"), bytes: isUtf8(b) ? null : Buffer.from(b) };
+}
+
+/**
+ * Whether the worker at `endpoint` accepts a connection right now (one attempt, no retry, within
+ * `deadlineMs`): true when it does (the connection is closed at once, nothing is written on Unix
+ * sockets), false when it refuses, is missing, times out or fails otherwise. Never throws.
+ */
+export async function probeWorker(
+  endpoint: Endpoint,
+  transport: Transport,
+  deadlineMs = 1_000,
+): Promise<boolean> {
+  try {
+    const socket = await openConnection(endpoint, transport, { deadlineMs });
+    socket.destroy();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Persisted position (the `IngestCursor` row) plus running cost. */
@@ -82,11 +170,29 @@ interface Cursor {
   /** Sum of turn costs in USD; null once any turn could not be priced. */
   costUsd: number | null;
   finished: boolean;
+  runEnd: RunEndInfo["runEnd"];
+  workerGoneAtMs: number | null;
 }
 
 interface StoredState {
   normalizer: unknown;
   costUsd: number | null;
+  runEnd?: RunEndInfo["runEnd"];
+  workerGoneAtMs?: number | null;
+}
+
+/** A stored `runEnd`, checked (anything else: none). */
+function restoreRunEnd(v: unknown): RunEndInfo["runEnd"] {
+  if (typeof v !== "object" || v === null) return null;
+  const o = v as Record<string, unknown>;
+  return typeof o.outcome === "string" && typeof o.atMs === "number"
+    ? { outcome: o.outcome, atMs: o.atMs }
+    : null;
+}
+
+/** An endpoint that refuses: nothing listens (ECONNREFUSED) or the socket file is gone (ENOENT). */
+function isRefusal(err: unknown): boolean {
+  return err instanceof Unreachable && (err.errno === "ECONNREFUSED" || err.errno === "ENOENT");
 }
 
 /** Sleep `ms`, or less when `signal` aborts; never leaves a listener behind on the signal. */
@@ -115,6 +221,22 @@ export class IngestTask {
   private wakeUp: (() => void) | null = null;
   /** Last ≤ REPLAY_WINDOW stored lines (socket mode alignment). */
   private recent: string[] = [];
+  /** Why the task's loop ended by itself (its run ended), or null. */
+  private endReason: "run_end" | "worker_gone" | null = null;
+  /** A stream connection to the worker is open now. */
+  private socketOpen = false;
+  /** A stream connection delivered at least one line (this process). */
+  private everConnected = false;
+  /** Since when every connect attempt was refused (ms since the epoch), or null. */
+  private refusedSince: number | null = null;
+  /** When the task itself saw the RunEnd (ms since the epoch, this process), for the linger. */
+  private runEndSeenAt: number | null = null;
+  /** When the worker was found gone (ms since the epoch), restored from the cursor at load. */
+  private goneAt: number | null = null;
+  /** Largest size of stdout.ndjson seen, bytes (what was there to read). */
+  private knownSize = 0;
+  /** The self-ending of the task (finish + onEnded) once its loop ended by itself. */
+  private settling: Promise<void> | null = null;
   private stopped = false;
   private finished: Promise<void> | null = null;
   private readonly log: Logger;
@@ -132,13 +254,40 @@ export class IngestTask {
   static async start(target: IngestTarget, deps: IngestDeps): Promise<IngestTask> {
     const task = new IngestTask(target, deps);
     await task.load();
-    if (!task.cursor.finished) task.loop = task.cursor.mode === "file" ? task.runFile() : task.runSocket();
+    if (!task.cursor.finished) {
+      task.loop = task.cursor.mode === "file" ? task.runFile() : task.runSocket();
+      void task.loop.then(() => {
+        if (task.endReason !== null) task.settle();
+      });
+    }
     return task;
+  }
+
+  /** The run ended: read what is left, mark the cursor finished, then tell `onEnded`. */
+  private settle(): void {
+    this.settling ??= this.finish().then(() => {
+      if (!this.cursor.finished) return;
+      try {
+        this.deps.onEnded?.(this);
+      } catch (err) {
+        this.log.error({ err }, "onEnded listener threw");
+      }
+    });
   }
 
   /** True when every line has been ingested and the task has ended for good. */
   get isFinished(): boolean {
     return this.cursor.finished;
+  }
+
+  /** How the run ended, as far as its output shows (persisted; survives a gateway restart). */
+  get runEndInfo(): RunEndInfo {
+    return { runEnd: this.cursor.runEnd, workerGoneAtMs: this.goneAt };
+  }
+
+  /** What the task knows now: how the run ended, whether ingest finished, whether the worker is connected. */
+  progress(): IngestProgress {
+    return { ...this.runEndInfo, finished: this.cursor.finished, connected: this.socketOpen };
   }
 
   /** Lines stored so far. */
@@ -164,7 +313,11 @@ export class IngestTask {
         normalizer: restoreNormalizerState(st.normalizer),
         costUsd: st.costUsd === undefined ? 0 : st.costUsd,
         finished: row.finished,
+        runEnd: restoreRunEnd(st.runEnd),
+        workerGoneAtMs: typeof st.workerGoneAtMs === "number" ? st.workerGoneAtMs : null,
       };
+      this.knownSize = row.byteOffset;
+      this.goneAt = this.cursor.workerGoneAtMs;
     } else {
       this.cursor = {
         mode: (await this.fileReadable()) ? "file" : "socket",
@@ -173,6 +326,8 @@ export class IngestTask {
         normalizer: initialNormalizerState(),
         costUsd: 0,
         finished: false,
+        runEnd: null,
+        workerGoneAtMs: null,
       };
     }
     if (this.cursor.mode === "socket" && this.cursor.lineCount > 0) {
@@ -201,20 +356,23 @@ export class IngestTask {
   // -------------------------------------------------------------------------------------------
 
   /**
-   * Normalize `lines` and commit them with the cursor advanced to `byteOffset`.
+   * Normalize `lines` and commit them with the cursor advanced to `byteOffset`. `fileEndMtimeMs`:
+   * the batch reaches the end of stdout.ndjson, last written at that instant (a RunEnd in it was
+   * written then, not when we read it).
    * @returns false (after logging) when the commit failed; nothing advanced, the caller retries.
    */
   private async commit(
-    lines: string[],
+    lines: RawLine[],
     byteOffset: number,
     extraEvents: NewEvent[] = [],
     finished = false,
+    fileEndMtimeMs?: number,
   ): Promise<boolean> {
     const { agentId, workspace } = this.target;
     const ts = this.now();
     const res = normalizeLines(
       this.cursor.normalizer,
-      lines.map((line) => ({ line, tsMs: ts })),
+      lines.map((l) => ({ line: l.text, tsMs: ts })),
       { workspace, agentId, prices: this.deps.prices, specModel: this.target.specModel },
     );
     let costUsd = this.cursor.costUsd;
@@ -228,26 +386,24 @@ export class IngestTask {
       }
     }
     const fin = res.events.find((e) => e.kind === "agent_finished");
+    let runEnd = this.cursor.runEnd;
+    if (fin && fin.kind === "agent_finished" && runEnd === null) {
+      const written = fileEndMtimeMs === undefined ? ts : Math.min(ts, Math.floor(fileEndMtimeMs));
+      runEnd = { outcome: fin.payload.outcome, atMs: written };
+    }
+    // Turns, tokens and cost are the counted turns' (agentTotals), as `usage` counts them (issue 12
+    // item 11); RunEnd's own turn_count/total_usage stay on its agent_finished event.
     if (fin && fin.kind === "agent_finished") {
       const p = fin.payload;
       totals = {
-        inputTokens: p.usage.input,
-        outputTokens: p.usage.output,
-        cacheReadTokens: p.usage.cacheRead,
-        cacheCreationTokens: p.usage.cacheCreation,
-        turns: p.turns,
-        costUsd: p.estimatedCostUsd,
+        ...agentTotals(res.state),
+        costUsd,
         outcome: p.outcome,
         ...(p.model ? { model: p.model } : {}),
       };
     } else if (res.events.some((e) => e.kind === "turn_completed" || e.kind === "turn_started")) {
-      const u = res.state.usage;
       totals = {
-        inputTokens: u.input,
-        outputTokens: u.output,
-        cacheReadTokens: u.cacheRead,
-        cacheCreationTokens: u.cacheCreation,
-        turns: res.state.turnsCompleted,
+        ...agentTotals(res.state),
         costUsd,
         ...(res.state.model ? { model: res.state.model } : {}),
       };
@@ -259,8 +415,15 @@ export class IngestTask {
       normalizer: res.state,
       costUsd,
       finished: finished || this.cursor.finished,
+      runEnd,
+      workerGoneAtMs: this.goneAt,
     };
-    const state: StoredState = { normalizer: next.normalizer, costUsd: next.costUsd };
+    const state: StoredState = {
+      normalizer: next.normalizer,
+      costUsd: next.costUsd,
+      runEnd: next.runEnd,
+      workerGoneAtMs: next.workerGoneAtMs,
+    };
     const firstLine = this.cursor.lineCount;
     const extra = (db: PrismaClient): PendingOp[] => {
       // Parameterized SQL on the hot path (see EventStore.append on Prisma's per-create memory).
@@ -269,8 +432,8 @@ export class IngestTask {
         const chunk = lines.slice(i, i + FRAME_ROWS_PER_INSERT);
         ops.push(
           db.$executeRawUnsafe(
-            `INSERT INTO "Frame" ("agentId", "line", "text", "ts") VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
-            ...chunk.flatMap((text, j) => [agentId, firstLine + i + j, text, ts]),
+            `INSERT INTO "Frame" ("agentId", "line", "text", "bytes", "ts") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+            ...chunk.flatMap((l, j) => [agentId, firstLine + i + j, l.text, l.bytes, ts]),
           ),
         );
       }
@@ -302,11 +465,14 @@ export class IngestTask {
       return false;
     }
     this.cursor = next;
+    if (runEnd !== null && this.runEndSeenAt === null) this.runEndSeenAt = Date.now();
     this.deps.metrics.frames_ingested_total += lines.length;
     this.deps.metrics.unknown_frames_total += res.unknownFrames;
     this.deps.metrics.invalid_lines_total += res.invalidLines;
+    for (const e of [...extraEvents, ...res.events])
+      if (e.kind === "ingest_gap") this.deps.metrics.ingest_gaps_total++;
     if (this.cursor.mode === "socket") {
-      this.recent.push(...lines);
+      for (const l of lines) this.recent.push(l.text);
       if (this.recent.length > REPLAY_WINDOW) this.recent.splice(0, this.recent.length - REPLAY_WINDOW);
     }
     return true;
@@ -318,8 +484,9 @@ export class IngestTask {
 
   /**
    * Read what the worker appended since the cursor (at most {@link MAX_READ_BYTES}, widened for
-   * one longer line) and commit its complete lines. With `final` (the worker has exited) and the
-   * read reaching the end of the file, a trailing line without `\n` is taken as the last line.
+   * one longer line) and commit its complete lines, byte for byte. With `final` (the worker has
+   * exited) and the read reaching the end of the file, a trailing line without `\n` is taken as the
+   * last line.
    * @returns true when something was committed.
    */
   private async readFileOnce(final: boolean): Promise<boolean> {
@@ -330,7 +497,9 @@ export class IngestTask {
       return false; // not created yet, or already removed
     }
     try {
-      const size = (await fh.stat()).size;
+      const st = await fh.stat();
+      const size = st.size;
+      this.knownSize = Math.max(this.knownSize, size);
       const offset = this.cursor.byteOffset;
       this.lagBytes = Math.max(0, size - offset);
       if (size <= offset) return false;
@@ -355,8 +524,21 @@ export class IngestTask {
         body = data.subarray(0, lastNl);
         consumed = lastNl + 1;
       }
-      const lines = body.toString("utf8").split("\n");
-      const committed = await this.commit(lines, offset + consumed);
+      const lines: RawLine[] = [];
+      for (let start = 0; ;) {
+        const nl = body.indexOf(0x0a, start);
+        lines.push(rawLine(body.subarray(start, nl < 0 ? body.length : nl)));
+        if (nl < 0) break;
+        start = nl + 1;
+      }
+      const reachesEnd = offset + consumed >= size;
+      const committed = await this.commit(
+        lines,
+        offset + consumed,
+        [],
+        false,
+        reachesEnd ? st.mtimeMs : undefined,
+      );
       if (committed) this.lagBytes = Math.max(0, size - (offset + consumed));
       return committed;
     } finally {
@@ -364,12 +546,61 @@ export class IngestTask {
     }
   }
 
-  private async fileLag(): Promise<number> {
+  /** Size of stdout.ndjson in bytes, or null when it does not exist (or cannot be read). */
+  private async fileSize(): Promise<number | null> {
     try {
-      return Math.max(0, (await fsp.stat(this.file)).size - this.cursor.byteOffset);
+      const size = (await fsp.stat(this.file)).size;
+      this.knownSize = Math.max(this.knownSize, size);
+      return size;
     } catch {
-      return 0;
+      return null;
     }
+  }
+
+  /**
+   * Lines in bytes `[from, to)` of stdout.ndjson (a trailing line without `\n` counts), or null
+   * when they cannot be read or are more than {@link GAP_COUNT_MAX_BYTES}.
+   */
+  private async countLines(from: number, to: number): Promise<number | null> {
+    if (to - from > GAP_COUNT_MAX_BYTES) return null;
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(this.file, "r");
+    } catch {
+      return null;
+    }
+    try {
+      let lines = 0;
+      let last = 0x0a;
+      const buf = Buffer.alloc(Math.min(MAX_READ_BYTES, Math.max(1, to - from)));
+      for (let pos = from; pos < to;) {
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, to - pos), pos);
+        if (bytesRead === 0) break;
+        for (let i = 0; i < bytesRead; i++) if (buf[i] === 0x0a) lines++;
+        last = buf[bytesRead - 1]!;
+        pos += bytesRead;
+      }
+      return last === 0x0a ? lines : lines + 1;
+    } catch {
+      return null;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /**
+   * Whether the run has ended by the evidence so far (sets `endReason`): its RunEnd was ingested
+   * and the stream is closed (or {@link RUN_END_LINGER_MS} passed), or the worker is gone.
+   */
+  private checkEnded(): boolean {
+    if (this.endReason !== null) return true;
+    if (this.cursor.runEnd !== null) {
+      const seen = this.runEndSeenAt ?? Date.now();
+      if (!this.socketOpen || Date.now() - seen >= RUN_END_LINGER_MS) this.endReason = "run_end";
+    } else if (this.goneAt !== null) {
+      this.endReason = "worker_gone";
+    }
+    return this.endReason !== null;
   }
 
   private async runFile(): Promise<void> {
@@ -377,11 +608,14 @@ export class IngestTask {
     const tail = this.deps.tailIntervalMs ?? 100;
     while (!this.stopped) {
       const progressed = await this.readFileOnce(false);
+      if (this.checkEnded()) break;
       if (!progressed) {
         // Until the tail interval passes, a line on the socket wakes us, or stop() aborts. The
         // timer and the abort listener go with the wake-up: at thousands of wake-ups a second,
         // leaving them to the timer piled listeners on the signal (MaxListenersExceededWarning).
         const signal = this.abort.signal;
+        // Waiting for a RunEnd's stream to close: look again when the linger is over.
+        const wait = this.cursor.runEnd !== null ? Math.min(tail, RUN_END_LINGER_MS) : tail;
         await new Promise<void>((resolve) => {
           const done = (): void => {
             clearTimeout(timer);
@@ -389,28 +623,58 @@ export class IngestTask {
             this.wakeUp = null;
             resolve();
           };
-          const timer = setTimeout(done, tail);
+          const timer = setTimeout(done, wait);
           signal.addEventListener("abort", done, { once: true });
           this.wakeUp = done;
           if (signal.aborted) done();
         });
       }
     }
+    if (this.endReason !== null) {
+      // The run ended: stop the socket holder and let settle() drain the rest.
+      this.stopped = true;
+      this.abort.abort();
+    }
     await socket;
   }
 
-  /** Keep a stream connection open for liveness; each line and its end wake the file reader. */
+  /**
+   * Whether the worker counts as gone after its endpoint refused every attempt since
+   * `refusedSince`: after {@link WORKER_GONE_AFTER_MS} when it ever streamed (or wrote a byte, or
+   * ended its run), else after {@link NEVER_BOUND_GONE_AFTER_MS} (it may not be bound yet).
+   */
+  private async workerGone(now: number): Promise<boolean> {
+    if (this.refusedSince === null) return false;
+    const refusedFor = now - this.refusedSince;
+    const wroteSomething =
+      this.everConnected ||
+      this.cursor.runEnd !== null ||
+      this.cursor.byteOffset > 0 ||
+      ((await this.fileSize()) ?? 0) > 0;
+    return refusedFor >= (wroteSomething ? WORKER_GONE_AFTER_MS : NEVER_BOUND_GONE_AFTER_MS);
+  }
+
+  /**
+   * Keep a stream connection open for liveness; each line and its end wake the file reader. A
+   * connection that closes is reported (`onSocketClosed`); an endpoint that keeps refusing means
+   * the worker is gone, which ends the holding (and, once the file is read, the task).
+   */
   private async holdSocket(): Promise<void> {
     let backoff = 100;
     while (!this.stopped) {
       let connected = false;
+      let refused = false;
+      const attemptAt = Date.now();
       try {
         for await (const _line of openAgentStream(this.target.endpoint, this.target.transport, {
           signal: this.abort.signal,
-          connectDeadlineMs: 2_000,
+          connectDeadlineMs: WORKER_GONE_AFTER_MS,
         })) {
           if (!connected) {
             connected = true;
+            this.socketOpen = true;
+            this.everConnected = true;
+            this.refusedSince = null;
             backoff = 100;
             this.deps.metrics.active_attaches++;
           }
@@ -418,14 +682,39 @@ export class IngestTask {
           // tail interval (if it is not on disk yet, the next line or the interval picks it up).
           this.wakeUp?.();
         }
-      } catch {
+      } catch (err) {
         // unreachable (not bound yet, or exited) — retried below
+        refused = !connected && isRefusal(err);
       } finally {
-        if (connected) this.deps.metrics.active_attaches--;
+        if (connected) {
+          this.deps.metrics.active_attaches--;
+          this.socketOpen = false;
+        }
+      }
+      if (this.stopped) break;
+      if (connected) this.notifySocketClosed();
+      if (refused) {
+        this.refusedSince ??= attemptAt;
+        if (await this.workerGone(Date.now())) {
+          this.goneAt = Date.now();
+          this.log.debug("worker gone: its endpoint refuses connections");
+          this.wakeUp?.();
+          return;
+        }
+      } else if (!connected) {
+        this.refusedSince = null; // something answered (a timeout, an untrusted file): not proof of exit
       }
       this.wakeUp?.();
       await abortableSleep(backoff, this.abort.signal);
       backoff = Math.min(backoff * 2, 5_000);
+    }
+  }
+
+  private notifySocketClosed(): void {
+    try {
+      this.deps.onSocketClosed?.(this.target);
+    } catch (err) {
+      this.log.error({ err }, "onSocketClosed listener threw");
     }
   }
 
@@ -456,14 +745,30 @@ export class IngestTask {
     return -1;
   }
 
+  private gapEvent(
+    reason: IngestGapReason,
+    missed: { lines: number | null; bytes: number | null },
+    detail: string,
+  ): NewEvent {
+    return {
+      kind: "ingest_gap",
+      payload: { missedLines: missed.lines, missedBytes: missed.bytes, reason, detail },
+      workspace: this.target.workspace,
+      agentId: this.target.agentId,
+      tsMs: this.now(),
+    };
+  }
+
   private async runSocket(): Promise<void> {
     let backoff = 100;
     while (!this.stopped) {
       let connected = false;
-      const pending: string[] = [];
+      let refused = false;
+      const attemptAt = Date.now();
+      const pending: RawLine[] = [];
       let aligned = false;
       // Lines to commit, batched: whatever arrived while the previous commit ran goes in the next.
-      const queue: string[] = [];
+      const queue: RawLine[] = [];
       const queuedEvents: NewEvent[] = [];
       let flushing: Promise<void> | null = null;
       const flush = () => {
@@ -479,21 +784,20 @@ export class IngestTask {
       const decide = () => {
         if (aligned) return;
         aligned = true;
-        const dup = IngestTask.alignReplay(this.recent, this.cursor.lineCount, pending);
+        const dup = IngestTask.alignReplay(
+          this.recent,
+          this.cursor.lineCount,
+          pending.map((l) => l.text),
+        );
         const fresh = dup < 0 ? pending.splice(0) : pending.splice(0).slice(dup);
         if (dup < 0) {
-          this.deps.metrics.ingest_gaps_total++;
-          queuedEvents.push({
-            kind: "ingest_gap",
-            payload: {
-              missedLines: null,
-              detail:
-                "the worker's replay did not overlap stored history: lines were evicted before they were read",
-            },
-            workspace: this.target.workspace,
-            agentId: this.target.agentId,
-            tsMs: this.now(),
-          });
+          queuedEvents.push(
+            this.gapEvent(
+              "replay_evicted",
+              { lines: null, bytes: null },
+              "the worker's replay did not overlap stored history: lines were evicted before they were read",
+            ),
+          );
         }
         queue.push(...fresh);
         flush();
@@ -502,34 +806,60 @@ export class IngestTask {
       try {
         for await (const sl of openAgentStream(this.target.endpoint, this.target.transport, {
           signal: this.abort.signal,
-          connectDeadlineMs: 2_000,
+          connectDeadlineMs: WORKER_GONE_AFTER_MS,
         })) {
           if (!connected) {
             connected = true;
+            this.socketOpen = true;
+            this.everConnected = true;
+            this.refusedSince = null;
             this.lastStreamEndedCleanly = false;
             backoff = 100;
             this.deps.metrics.active_attaches++;
           }
+          const line: RawLine = { text: sl.line, bytes: sl.bytes };
           if (!aligned) {
-            pending.push(sl.line);
+            pending.push(line);
             clearTimeout(quiet);
             if (pending.length > needed) decide();
             else quiet = setTimeout(decide, 300);
           } else {
-            queue.push(sl.line);
+            queue.push(line);
             flush();
           }
         }
         if (connected) this.lastStreamEndedCleanly = true;
-      } catch {
+      } catch (err) {
         // dropped or unreachable — reconnect below
+        refused = !connected && isRefusal(err);
       } finally {
         clearTimeout(quiet);
-        if (connected) this.deps.metrics.active_attaches--;
+        if (connected) {
+          this.deps.metrics.active_attaches--;
+          this.socketOpen = false;
+        }
       }
       if (connected) decide();
       while (flushing) await flushing;
+      if (connected && !this.stopped) this.notifySocketClosed();
       if (this.finishing && connected) break;
+      // The run ended: its RunEnd came and the worker closed the stream, or the worker is gone.
+      if (connected && this.lastStreamEndedCleanly && this.cursor.runEnd !== null) {
+        this.endReason = "run_end";
+        break;
+      }
+      if (refused) {
+        this.refusedSince ??= attemptAt;
+        const wrote = this.everConnected || this.cursor.lineCount > 0 || this.cursor.runEnd !== null;
+        const limit = wrote ? WORKER_GONE_AFTER_MS : NEVER_BOUND_GONE_AFTER_MS;
+        if (Date.now() - this.refusedSince >= limit) {
+          this.goneAt = Date.now();
+          this.endReason = "worker_gone";
+          break;
+        }
+      } else if (!connected) {
+        this.refusedSince = null;
+      }
       await abortableSleep(backoff, this.abort.signal);
       backoff = Math.min(backoff * 2, 5_000);
       if (this.finishing) break;
@@ -540,7 +870,7 @@ export class IngestTask {
   /** Socket mode: the last stream connection ended with EOF (the worker closed it), not an error. */
   private lastStreamEndedCleanly = false;
 
-  private async commitRetrying(lines: string[], extra: NewEvent[] = []): Promise<void> {
+  private async commitRetrying(lines: RawLine[], extra: NewEvent[] = []): Promise<void> {
     let delay = 50;
     while (!(await this.commit(lines, this.cursor.byteOffset, extra))) {
       if (this.stopped && !this.finishing) return;
@@ -557,7 +887,10 @@ export class IngestTask {
    * Ingest everything the worker wrote and end the task for good (before `rm`/`respawn` delete
    * the session dir, and before a terminal status is recorded). File mode drains the file,
    * taking a trailing partial line as the last line; socket mode waits for the stream's EOF up to
-   * `timeoutMs`.
+   * `timeoutMs`. When the output could not be read to its end — bytes left unread at the deadline,
+   * the file removed with bytes unread, the stream not read to its EOF, or the worker still running
+   * (so what it writes next is never read) — an `ingest_gap` is stored with the cursor's
+   * `finished`, saying how many bytes/lines (when known) and why.
    */
   finish(timeoutMs = 5_000): Promise<void> {
     this.finished ??= (async () => {
@@ -573,18 +906,12 @@ export class IngestTask {
         this.abort.abort();
         await done;
         if (!this.lastStreamEndedCleanly) {
-          this.deps.metrics.ingest_gaps_total++;
           await this.commitFinished([
-            {
-              kind: "ingest_gap",
-              payload: {
-                missedLines: null,
-                detail: `the stream was not read to its end; lines after line ${this.cursor.lineCount} may be missing`,
-              },
-              workspace: this.target.workspace,
-              agentId: this.target.agentId,
-              tsMs: this.now(),
-            },
+            this.gapEvent(
+              "stream_not_ended",
+              { lines: null, bytes: null },
+              `the stream was not read to its end; lines after line ${this.cursor.lineCount} may be missing`,
+            ),
           ]);
           return;
         }
@@ -604,12 +931,55 @@ export class IngestTask {
           deadline = Date.now() + timeoutMs;
           continue;
         }
-        if ((await this.fileLag()) === 0) break;
+        const size = await this.fileSize();
+        if (size === null || size <= this.cursor.byteOffset) break;
         await abortableSleep(50);
       }
-      await this.commitFinished();
+      await this.commitFinished(await this.fileGaps());
     })();
     return this.finished;
+  }
+
+  /** The `ingest_gap` to store when file-mode ingest ends now (none when nothing is missed). */
+  private async fileGaps(): Promise<NewEvent[]> {
+    const offset = this.cursor.byteOffset;
+    const size = await this.fileSize();
+    const running =
+      this.cursor.runEnd === null &&
+      this.goneAt === null &&
+      (await probeWorker(this.target.endpoint, this.target.transport, 500));
+    const still = running ? "; its worker is still running, and what it writes from now on is not read" : "";
+    if (size !== null && size > offset) {
+      const lines = await this.countLines(offset, size);
+      return [
+        this.gapEvent(
+          "deadline",
+          { lines, bytes: size - offset },
+          `stdout.ndjson could not be read to its end before the finish deadline: ${size - offset} bytes` +
+            `${lines === null ? "" : ` (${lines} lines)`} after byte ${offset} were not stored${still}`,
+        ),
+      ];
+    }
+    if (size === null && this.knownSize > offset) {
+      const bytes = this.knownSize - offset;
+      return [
+        this.gapEvent(
+          "file_removed",
+          { lines: null, bytes },
+          `stdout.ndjson was removed before it was read to its end: at least ${bytes} bytes after byte ${offset} were not stored${still}`,
+        ),
+      ];
+    }
+    if (running) {
+      return [
+        this.gapEvent(
+          "stopped_while_running",
+          { lines: null, bytes: null },
+          `ingest ended after byte ${offset} (line ${this.cursor.lineCount}) while the worker was still running; what it writes from now on is not stored`,
+        ),
+      ];
+    }
+    return [];
   }
 
   private async commitFinished(events: NewEvent[] = []): Promise<void> {

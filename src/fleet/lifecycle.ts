@@ -2,9 +2,11 @@
  * Lifecycle commands — the service the GraphQL layer calls. Each validates against the served
  * view first, talks to the workspace's caliband, and records the outcome; each failure is a typed
  * error and leaves no partial state. Rules from the protocol's pitfalls (§9): kill refuses a
- * terminal agent (caliband would overwrite `done` with `killed`), respawn refuses a live agent
+ * terminal agent (caliband would overwrite `done` with `killed`) on the daemon's CURRENT record,
+ * not our view of it, which is up to a poll old (issue 12 item 4); respawn refuses a live agent
  * unless forced (it would orphan the worker), ingest is finished before rm/respawn delete the
- * session dir, input goes to the per-agent endpoint only (#130).
+ * session dir, input goes to the per-agent endpoint only (#130) and is recorded before it is
+ * written (issue 12 item 6).
  */
 import { AgentNotFound } from "../caliband/errors.js";
 import { sendInbound } from "../caliband/stream.js";
@@ -13,6 +15,7 @@ import {
   isTerminal,
   type AgentRecord,
   type Endpoint,
+  type InboundFrame,
   type SpawnSpecInput,
 } from "../caliband/wire.js";
 import type { Logger } from "../log.js";
@@ -21,6 +24,7 @@ import { Conflict, InvalidState, NotFound, ValidationFailed } from "../errors.js
 import type { IngestManager } from "./ingest-manager.js";
 import type { InFlight } from "./inflight.js";
 import { ingestTargetOf, type WorkspaceLocks } from "./poller.js";
+import { settledStatus } from "./reconcile.js";
 import { daemonEnvOverlay } from "./provider.js";
 import { Recorder } from "./recorder.js";
 import type { WorkspaceRegistry } from "./registry.js";
@@ -182,27 +186,105 @@ export class Lifecycle {
   }
 
   /**
-   * Kill a live agent (SIGTERM through caliband) and record `killed`.
-   * @throws NotFound, InvalidState (already terminal: caliband would overwrite its status), Unreachable.
+   * Kill a live agent (SIGTERM through caliband) and record the status caliband then reports.
+   * caliband's kill turns ANY status into `killed` (§1.7), and our view is up to a poll old, so
+   * under the workspace's lock (no poll is reconciled meanwhile) the daemon's current record is
+   * asked for right before killing: a run it already lists as ended is refused, and that real
+   * terminal transition is recorded (after its output is ingested, as the poller does). After the
+   * kill, the status the daemon then lists is recorded (`killed`, the kill reply's meaning, when
+   * the list fails). What remains is the daemon's own race between our `list` and our `kill`.
+   * @throws NotFound (not served, or no longer listed by its daemon), InvalidState (already
+   *   terminal: caliband would overwrite its outcome), Unreachable.
    */
   async kill(id: string): Promise<AgentView> {
     const a = this.served(id);
-    if (isTerminal(a.status)) {
-      throw new InvalidState(
-        `agent ${id} has already ended (${a.status}); kill is refused so its outcome is not overwritten`,
-        a.status,
-      );
-    }
+    if (isTerminal(a.status)) throw Lifecycle.killRefused(id, a.status);
     const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
-    await client.kill(id);
-    await this.deps.locks.run(a.workspace, async () => {
+    return this.deps.locks.run(a.workspace, async () => {
+      const before = (await client.list()).find((r) => r.id === id);
       const cur = this.deps.state.agent(id);
-      if (!cur || isTerminal(cur.status)) return;
-      const target = ingestTargetOf(cur);
-      if (target) await this.deps.ingest.finish(target, 2_000);
-      await this.deps.recorder.statusChanged(a.workspace, id, cur.status, "killed");
+      if (!cur || !before) throw new NotFound("agent", id);
+      if (isTerminal(before.rawStatus)) {
+        if (!isTerminal(cur.status)) {
+          const target = ingestTargetOf(cur, before);
+          if (target && (await this.deps.ingest.workerAlive(target))) {
+            // The daemon lost a worker that still runs (a restart's `crashed`, §5.7): it cannot
+            // stop it, and the poller follows the run to its end before recording it.
+            throw new InvalidState(
+              `agent ${id} is ${before.rawStatus} on its daemon, which no longer controls its worker (it still runs and is followed to its end); kill cannot stop it`,
+              before.rawStatus,
+            );
+          }
+          await this.recordEnd(cur, target, before.rawStatus, before.endpoint, 5_000);
+        }
+        throw Lifecycle.killRefused(id, this.deps.state.agent(id)?.status ?? before.rawStatus);
+      }
+      if (isTerminal(cur.status)) throw Lifecycle.killRefused(id, cur.status);
+      await client.kill(id);
+      let after: AgentRecord | undefined;
+      try {
+        after = (await client.list()).find((r) => r.id === id);
+      } catch (err) {
+        this.deps.log.warn(
+          { err, id },
+          "could not list after kill; recording killed (the kill reply's meaning)",
+        );
+      }
+      const status = after?.rawStatus ?? "killed";
+      const now = this.deps.state.agent(id);
+      if (now && !isTerminal(now.status) && isTerminal(status)) {
+        await this.recordEnd(now, ingestTargetOf(now, after), status, undefined, 2_000);
+      }
+      return this.deps.state.agent(id) ?? { ...cur, status };
     });
-    return this.deps.state.agent(id) ?? { ...a, status: "killed" };
+  }
+
+  /**
+   * Finish ingesting a run that ended, then record its terminal status: the stream's word first
+   * (`settledStatus`: a RunEnd ingested before the kill took effect means the run finished, not
+   * killed), else the daemon's `daemonStatus`; `finishedAt` from the stream when it has one.
+   * Call holding the workspace's lock.
+   */
+  private async recordEnd(
+    view: AgentView,
+    target: ReturnType<typeof ingestTargetOf>,
+    daemonStatus: string,
+    endpoint: Endpoint | undefined,
+    timeoutMs: number,
+  ): Promise<void> {
+    const end = target ? await this.deps.ingest.finish(target, timeoutMs) : null;
+    const final =
+      settledStatus(daemonStatus, {
+        runEndOutcome: end?.runEnd?.outcome ?? null,
+        workerGone: end?.workerGoneAtMs != null,
+      }) ?? daemonStatus;
+    const atMs = end?.runEnd?.atMs ?? end?.workerGoneAtMs ?? null;
+    await this.deps.recorder.statusChanged(
+      view.workspace,
+      view.id,
+      view.status,
+      final,
+      endpoint,
+      atMs === null ? undefined : new Date(atMs),
+    );
+  }
+
+  private static killRefused(id: string, status: string): InvalidState {
+    return new InvalidState(
+      `agent ${id} has already ended (${status}); kill is refused so its outcome is not overwritten`,
+      status,
+    );
+  }
+
+  /** kill(), except that a run that ended meanwhile is not an error (respawn --force, drain). */
+  private async killUnlessEnded(id: string): Promise<AgentView> {
+    try {
+      return await this.kill(id);
+    } catch (err) {
+      const cur = this.deps.state.agent(id);
+      if (err instanceof InvalidState && cur && isTerminal(cur.status)) return cur;
+      throw err;
+    }
   }
 
   /**
@@ -220,7 +302,7 @@ export class Lifecycle {
           a.status,
         );
       }
-      await this.kill(id);
+      await this.killUnlessEnded(id);
     }
     const ws = this.deps.registry.get(a.workspace);
     const client = await this.deps.daemons.client(ws);
@@ -326,8 +408,16 @@ export class Lifecycle {
       if (Date.now() >= deadline) break;
       await new Promise((res) => setTimeout(res, Math.min(100, Math.max(1, deadline - Date.now()))));
     }
-    const killed = await this.kill(id);
-    return { status: killed.status, killed: true };
+    try {
+      const killed = await this.kill(id);
+      return { status: killed.status, killed: true };
+    } catch (err) {
+      // It ended between our last look and the kill (the kill asked the daemon first).
+      const cur = this.deps.state.agent(id);
+      if (err instanceof InvalidState && cur && isTerminal(cur.status))
+        return { status: cur.status, killed: false };
+      throw err;
+    }
   }
 
   private async interactiveTarget(id: string): Promise<AgentView> {
@@ -339,27 +429,45 @@ export class Lifecycle {
 
   /**
    * Send a user message to an interactive, non-terminal agent over its per-agent endpoint
-   * (`attach` first, §3.5 / #130) and record `input_sent`.
+   * (`attach` first, §3.5 / #130). `input_sent` is recorded before the write (see {@link deliver}).
    * @throws NotFound, InvalidState (not interactive, or terminal), ValidationFailed (empty), Unreachable.
    */
   async sendInput(id: string, text: string): Promise<void> {
     if (text === "") throw new ValidationFailed([{ path: ["text"], message: "must not be empty" }]);
-    const a = await this.interactiveTarget(id);
-    const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
-    const endpoint = await client.attach(id);
-    await sendInbound(endpoint, client.transport, { type: "UserMessage", text });
-    await this.deps.recorder.input(a.workspace, id, text);
+    await this.deliver(id, { type: "UserMessage", text });
   }
 
   /**
    * Tell an interactive agent that no more input will come (`EndInput`); it finishes its run.
+   * `input_ended` is recorded before the write (see {@link deliver}).
    * @throws NotFound, InvalidState, Unreachable.
    */
   async endInput(id: string): Promise<void> {
+    await this.deliver(id, { type: "EndInput" });
+  }
+
+  /**
+   * Write one inbound frame to an interactive agent's endpoint. The input is recorded FIRST
+   * (`input_sent`/`input_ended`): the worker may answer within moments of the write, and its
+   * answer must be stored after the input it answers (issue 12 item 6). A write that fails is
+   * recorded as `input_failed` right after, so no stored event claims input that never arrived;
+   * an input that cannot be recorded is not sent.
+   * @throws NotFound, InvalidState, Unreachable (attach or write failed), the store's error.
+   */
+  private async deliver(id: string, frame: InboundFrame): Promise<void> {
     const a = await this.interactiveTarget(id);
     const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
     const endpoint = await client.attach(id);
-    await sendInbound(endpoint, client.transport, { type: "EndInput" });
-    await this.deps.recorder.input(a.workspace, id, null);
+    const text = frame.type === "UserMessage" ? frame.text : null;
+    await this.deps.recorder.input(a.workspace, id, text);
+    try {
+      await sendInbound(endpoint, client.transport, frame);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      await this.deps.recorder.inputFailed(a.workspace, id, text, reason).catch((recordErr: unknown) => {
+        this.deps.log.error({ err: recordErr, id }, "could not record that input was not delivered");
+      });
+      throw err;
+    }
   }
 }

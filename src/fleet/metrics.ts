@@ -16,12 +16,21 @@ export interface FleetMetrics {
   unknown_frames_total: number;
   /** Lines that are not valid frames (not JSON, wrong shape). */
   invalid_lines_total: number;
-  /** Times lines were evicted from a worker's replay before we read them (socket-only ingest). */
+  /**
+   * `ingest_gap` events stored: times an agent's output could not be read to its end (lines
+   * evicted from a socket-only replay, a stream not read to EOF, bytes left unread at a finish
+   * deadline, the file removed with bytes unread, ingest ended while the worker still ran).
+   */
   ingest_gaps_total: number;
   /** Ingest commits that failed and were retried. */
   ingest_commit_failures_total: number;
   /** Per-agent stream connections open now (gauge). */
   active_attaches: number;
+  /**
+   * (workspace, agent id) pairs where a workspace's daemon listed an id already recorded for
+   * another workspace (left with that workspace, issue 12 item 12); each pair counts once.
+   */
+  agent_workspace_conflicts_total: number;
   /**
    * Wall time of the last completed poll round, ms (gauge; 0 until one completed): from the start
    * of the round (the poller's tick, or `pollAll`) until every workspace poll it covers settled —
@@ -41,6 +50,7 @@ export function newFleetMetrics(): FleetMetrics {
     ingest_gaps_total: 0,
     ingest_commit_failures_total: 0,
     active_attaches: 0,
+    agent_workspace_conflicts_total: 0,
     poll_round_duration_ms: 0,
   };
 }

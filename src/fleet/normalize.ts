@@ -13,6 +13,17 @@
  * | `TurnEnd` | `turn_completed {…}`: stop reason, token usage, latency (ms), model, estimated cost (USD) |
  * | `RunEnd` | `agent_finished {…}`: outcome/detail from `stopped_for`, turns, total usage, model, cost |
  *
+ * **What counts as a turn** (one rule for the agent's `turns`, tokens and cost and for `usage`,
+ * issue 12 item 11): a turn counts exactly when its `TurnEnd` produced a `turn_completed` event —
+ * a `TurnEnd` whose `turn_index`, `stop_reason` and `usage` parse, its other parts (conversation
+ * messages, latency) possibly malformed (a `lenient` problem). A `TurnEnd` whose usage cannot be
+ * read (missing or non-numeric token counts) produces no event and is counted as an invalid line;
+ * neither the agent nor `usage` counts it. The agent row takes its totals from
+ * {@link agentTotals} (the counted turns), `usage` (src/store/usage.ts) sums the same
+ * `turn_completed` events; `RunEnd`'s own `turn_count`/`total_usage` stay the daemon's report on
+ * `agent_finished` (and verbatim in its frame), and a disagreement with the counted totals is
+ * reported as a `totals_mismatch` problem.
+ *
  * Everything here is pure: {@link normalizeLines} takes the previous {@link NormalizerState} and a
  * batch of lines and returns the next state and the events; the state is plain JSON so the ingest
  * loop can persist it with its cursor and resume after a gateway restart. It never throws.
@@ -59,8 +70,9 @@ export interface OpenTool {
  * - `model` / `turnIndex` / `messageId`: from the latest `TurnStart` (`null` before the first);
  * - `openTools`: tool calls started but not finished, oldest first, keyed by `toolUseId`
  *   (at most {@link MAX_OPEN_TOOLS}; the oldest is forgotten beyond that);
- * - `turnsCompleted` / `usage`: count of `TurnEnd` frames seen and the sum of their usage (tokens),
- *   useful for runs that end without `RunEnd` (killed worker, §3.3);
+ * - `turnsCompleted` / `usage`: the counted turns — `turn_completed` events emitted — and the sum
+ *   of their usage (tokens); the run's totals, `RunEnd` or not (see "What counts as a turn" above,
+ *   {@link agentTotals});
  * - `runEnded`: a `RunEnd` was seen.
  */
 export interface NormalizerState {
@@ -115,6 +127,29 @@ export function initialNormalizerState(): NormalizerState {
 }
 
 /**
+ * The totals an agent row shows for its run so far (`Agent.turns` and its token columns): the
+ * counted turns of `state` — exactly the `turn_completed` events emitted for it, which
+ * src/store/usage.ts sums for `usage`, so the two always agree (see "What counts as a turn" in the
+ * module comment). Tokens; the cost is the sum of those events' `estimatedCostUsd`, kept by the
+ * caller.
+ */
+export function agentTotals(state: NormalizerState): {
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+} {
+  return {
+    turns: state.turnsCompleted,
+    inputTokens: state.usage.input,
+    outputTokens: state.usage.output,
+    cacheReadTokens: state.usage.cacheRead,
+    cacheCreationTokens: state.usage.cacheCreation,
+  };
+}
+
+/**
  * Restore a persisted state (e.g. `JSON.parse` of what was stored with the cursor). Anything that
  * is not a valid {@link NormalizerState} (missing, corrupt, older version) yields the initial state.
  */
@@ -151,12 +186,14 @@ export interface NormalizeContext {
  * a wrong shape, or JSON without a string `type`), `lenient` (a known frame whose unused parts —
  * conversation messages, an unrecognised `stopped_for` shape, … — did not match the wire schema; it
  * was still normalized), `state_reset` (the given state was not valid and was replaced by the
- * initial one), `error` (unexpected internal failure; the line was skipped). `index` is the
- * position in the batch (-1 for `state_reset`).
+ * initial one), `totals_mismatch` (a `RunEnd` whose `turn_count` or `total_usage` differs from the
+ * counted turns, e.g. after a `TurnEnd` without readable usage; `detail` gives both), `error`
+ * (unexpected internal failure; the line was skipped). `index` is the position in the batch (-1
+ * for `state_reset`).
  */
 export interface NormalizeProblem {
   index: number;
-  reason: "not_json" | "unknown_type" | "invalid" | "lenient" | "state_reset" | "error";
+  reason: "not_json" | "unknown_type" | "invalid" | "lenient" | "state_reset" | "totals_mismatch" | "error";
   type?: string;
   detail?: string;
 }
@@ -654,6 +691,23 @@ export function normalizeLines(
         const usage = mapUsage(f.totalUsage);
         const model = currentModel();
         st.runEnded = true;
+        const counted = st.usage;
+        if (
+          f.turnCount !== st.turnsCompleted ||
+          usage.input !== counted.input ||
+          usage.output !== counted.output ||
+          usage.cacheRead !== counted.cacheRead ||
+          usage.cacheCreation !== counted.cacheCreation
+        ) {
+          problem({
+            index: lineIndex,
+            reason: "totals_mismatch",
+            type: "RunEnd",
+            detail:
+              `RunEnd reports ${f.turnCount} turns, usage ${JSON.stringify(usage)}; counted ` +
+              `${st.turnsCompleted} turns, usage ${JSON.stringify(counted)}`,
+          });
+        }
         emit(
           "agent_finished",
           {
@@ -671,7 +725,9 @@ export function normalizeLines(
     }
   };
 
+  let lineIndex = -1;
   for (let index = 0; index < lines.length; index++) {
+    lineIndex = index;
     try {
       const item = lines[index];
       if (item === undefined) continue;

@@ -4,17 +4,26 @@
  * delays the others (ARCHITECTURE decision 2). Each reply is reconciled against recorded history
  * under the workspace's lock (shared with lifecycle commands), ingest is finished before a
  * terminal status is recorded, and every non-terminal agent is attached (#51).
+ *
+ * Issue 12: a run's end is taken from its stream first ({@link settledStatus}). A daemon's
+ * terminal word for an agent whose worker is still alive (a restarted daemon sweeps survivors to
+ * `crashed`, §5.7) is not recorded yet: ingest follows the worker to its end, then the run is
+ * recorded with the outcome it reached. A run whose stream ended (RunEnd, or the worker gone) is
+ * recorded terminal even while the daemon's record stays live (a stale `idle`), or while the daemon
+ * does not answer (RunEnd only). Ingest reports a run's end and every closed stream at once, and
+ * the workspace is polled right then ({@link Poller.pollSoon}), so statuses follow within moments
+ * and `finishedAt` is the RunEnd's time, not the next poll's.
  */
 import { Mutex } from "async-mutex";
 import { isTerminal, type AgentRecord } from "../caliband/wire.js";
 import type { Logger } from "../log.js";
 import type { DaemonPool } from "./daemons.js";
 import type { IngestManager } from "./ingest-manager.js";
-import type { IngestTarget } from "./ingest.js";
+import type { IngestTarget, RunEndInfo } from "./ingest.js";
 import type { FleetMetrics } from "./metrics.js";
 import type { InFlight } from "./inflight.js";
-import { diffAgents, type KnownAgent } from "./reconcile.js";
-import type { Recorder } from "./recorder.js";
+import { diffAgents, settledStatus, type KnownAgent } from "./reconcile.js";
+import { Recorder } from "./recorder.js";
 import type { Workspace, WorkspaceRegistry } from "./registry.js";
 import type { AgentView, FleetState } from "./state.js";
 
@@ -71,8 +80,37 @@ export class Poller {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Workspaces asked to be polled again as soon as their poll in flight ends. */
+  private readonly again = new Set<string>();
 
-  constructor(private readonly deps: PollerDeps) {}
+  constructor(private readonly deps: PollerDeps) {
+    deps.ingest.listen({
+      onEnded: (t) => this.pollSoon(t.workspace),
+      onSocketClosed: (t) => this.pollSoon(t.workspace),
+    });
+  }
+
+  /**
+   * Poll workspace `name` now (its run ended or a stream closed): at once when no poll of it is in
+   * flight, else once more right after that one. No-op once stopped or for an unknown workspace.
+   */
+  pollSoon(name: string): void {
+    if (this.stopped) return;
+    const ws = this.deps.registry.find(name);
+    if (!ws) return;
+    if (this.inFlight.has(name)) this.again.add(name);
+    else void this.startPoll(ws);
+  }
+
+  /** Start a poll of `ws` (one in flight per workspace), chaining a requested re-poll after it. */
+  private startPoll(ws: Workspace): Promise<void> {
+    const p = this.pollOnce(ws).finally(() => {
+      this.inFlight.delete(ws.name);
+      if (this.again.delete(ws.name)) this.pollSoon(ws.name);
+    });
+    this.inFlight.set(ws.name, p);
+    return p;
+  }
 
   /**
    * Start polling: every `intervalMs`, each workspace whose previous poll has finished is polled
@@ -97,13 +135,7 @@ export class Poller {
 
   /** Start a poll of every workspace that has none in flight; returns their promises. */
   private kickAll(): Promise<void>[] {
-    return this.deps.registry.list().map((ws) => {
-      const existing = this.inFlight.get(ws.name);
-      if (existing) return existing;
-      const p = this.pollOnce(ws).finally(() => this.inFlight.delete(ws.name));
-      this.inFlight.set(ws.name, p);
-      return p;
-    });
+    return this.deps.registry.list().map((ws) => this.inFlight.get(ws.name) ?? this.startPoll(ws));
   }
 
   /** One round now: poll every workspace concurrently and wait for all of them. */
@@ -138,6 +170,11 @@ export class Poller {
       deps.daemons.invalidate(ws.name);
       const reason = err instanceof Error ? err.message : String(err);
       await this.safely(ws.name, () => deps.recorder.health(ws.name, "unreachable", reason));
+      // Workers outlive their daemon (§5.7): a run whose RunEnd was ingested has ended, whatever
+      // the daemon will say when it answers again.
+      if (deps.registry.find(ws.name)) {
+        await deps.locks.run(ws.name, () => this.safely(ws.name, () => this.settleEnded(ws, null)));
+      }
       return;
     }
     if (!deps.registry.find(ws.name)) return; // removed while we were listing
@@ -150,6 +187,57 @@ export class Poller {
       await fn();
     } catch (err) {
       this.deps.log.error({ err, workspace }, "recording poll results failed; will retry next poll");
+    }
+  }
+
+  /**
+   * Record how a run ended, from its output first ({@link settledStatus}): finish its ingest,
+   * then record the status with `finishedAt` from the stream (the RunEnd's write time, else when
+   * the worker was found gone), unless it is already recorded.
+   * @returns false when the run has not ended yet (nothing recorded).
+   */
+  private async settle(
+    ws: Workspace,
+    view: AgentView,
+    target: IngestTarget,
+    daemonStatus: string | null,
+    endpoint?: AgentRecord["endpoint"],
+    known?: RunEndInfo | null,
+  ): Promise<boolean> {
+    const status = known ? statusOf(daemonStatus, known) : null;
+    if (known && status === null) return false;
+    const end = await this.deps.ingest.finish(target);
+    const final = statusOf(daemonStatus, end ?? { runEnd: null, workerGoneAtMs: null }) ?? daemonStatus;
+    if (final === null || !isTerminal(final)) return false;
+    const at = end?.runEnd?.atMs ?? end?.workerGoneAtMs ?? null;
+    await this.deps.recorder.statusChanged(
+      ws.name,
+      view.id,
+      view.status,
+      final,
+      endpoint,
+      at === null ? undefined : new Date(at),
+    );
+    return true;
+  }
+
+  /**
+   * Record every live agent of `ws` whose run ended by its output while the daemon did not say so:
+   * its record is stale (`listed` has it live) or the daemon does not answer (`listed` null: then
+   * only a RunEnd counts, the daemon's word is awaited for anything else).
+   */
+  private async settleEnded(ws: Workspace, listed: ReadonlyMap<string, AgentRecord> | null): Promise<void> {
+    const { state, ingest } = this.deps;
+    for (const a of state.agentsOf(ws.name)) {
+      if (isTerminal(a.status)) continue;
+      const p = await ingest.progress(a.id);
+      if (!p?.finished) continue;
+      const r = listed?.get(a.id);
+      if (listed && !r) continue; // not listed: the gone path handles it
+      const info: RunEndInfo = listed ? p : { runEnd: p.runEnd, workerGoneAtMs: null };
+      if (statusOf(r?.rawStatus ?? null, info) === null) continue;
+      const target = ingestTargetOf(a, r);
+      if (target) await this.settle(ws, a, target, r?.rawStatus ?? null, r?.endpoint, info);
     }
   }
 
@@ -171,20 +259,48 @@ export class Poller {
     const byId = new Map(current.map((r) => [r.id, r]));
     for (const change of diffAgents(known, current, protect)) {
       if (change.type === "discovered") {
-        await recorder.discovered(ws.name, change.record);
-        const view = state.agent(change.record.id);
-        const target = view && ingestTargetOf(view, change.record);
-        if (target) {
-          if (isTerminal(change.record.rawStatus)) await ingest.finish(target);
-          else ingest.ensure(target);
-        }
+        const r = change.record;
+        const probe = Recorder.viewOf(ws.name, r);
+        const probeTarget = ingestTargetOf(probe, r);
+        // A terminal record whose worker still runs (its daemon lost it): it is running.
+        const alive =
+          isTerminal(r.rawStatus) && probeTarget !== null && (await ingest.workerAlive(probeTarget));
+        await recorder.discovered(ws.name, alive ? { ...r, status: "running", rawStatus: "running" } : r);
+        const view = state.agent(r.id);
+        if (!view || view.workspace !== ws.name) continue;
+        const target = ingestTargetOf(view, r);
+        if (!target) continue;
+        if (isTerminal(view.status)) {
+          // Recorded as the daemon says; the stream may know better (a RunEnd it reached).
+          const end = await ingest.finish(target);
+          const status = end ? statusOf(r.rawStatus, end) : null;
+          if (status !== null && status !== view.status) {
+            await recorder.statusChanged(ws.name, r.id, view.status, status, r.endpoint);
+          }
+        } else ingest.ensure(target);
       } else if (change.type === "status_changed") {
         const view = state.agent(change.id);
-        if (isTerminal(change.to) && view) {
-          const target = ingestTargetOf(view, change.record);
-          if (target) await ingest.finish(target);
+        if (!view) continue;
+        if (!isTerminal(change.to)) {
+          const p = await ingest.progress(change.id);
+          // The stream already ended: settleEnded below records it; a live status would be stale.
+          if (p?.finished && statusOf(change.to, p) !== null) continue;
+          await recorder.statusChanged(ws.name, change.id, change.from, change.to, change.record.endpoint);
+          continue;
         }
-        await recorder.statusChanged(ws.name, change.id, change.from, change.to, change.record.endpoint);
+        const target = ingestTargetOf(view, change.record);
+        if (!target) {
+          await recorder.statusChanged(ws.name, change.id, change.from, change.to, change.record.endpoint);
+          continue;
+        }
+        ingest.ensure(target);
+        const p = await ingest.progress(change.id);
+        if (p?.runEnd == null && !p?.finished && (await ingest.workerAlive(target))) {
+          // The daemon's word (a restart's `crashed`, a kill it could not deliver) while the worker
+          // still runs and writes: follow it to its end before recording anything (issue 12 item 1).
+          continue;
+        }
+        await this.settle(ws, view, target, change.to, change.record.endpoint);
       } else {
         const view = state.agent(change.id);
         const target = view && ingestTargetOf(view);
@@ -192,6 +308,7 @@ export class Poller {
         await recorder.gone(ws.name, change.id, "vanished");
       }
     }
+    await this.settleEnded(ws, byId);
     // Attach every non-terminal agent (idle included, #51), e.g. after a gateway restart.
     for (const a of state.agentsOf(ws.name)) {
       const r = byId.get(a.id);
@@ -205,4 +322,12 @@ export class Poller {
       await this.deps.onQuiescent(ws);
     }
   }
+}
+
+/** {@link settledStatus} of a daemon status and what ingest knows of the run's end. */
+function statusOf(daemonStatus: string | null, end: RunEndInfo): string | null {
+  return settledStatus(daemonStatus, {
+    runEndOutcome: end.runEnd?.outcome ?? null,
+    workerGone: end.workerGoneAtMs !== null,
+  });
 }

@@ -2,23 +2,93 @@
  * Records lifecycle facts: appends the event and the run-table change in one transaction, then
  * updates the served view. Every "has this already been recorded?" question is answered from
  * what these writes left in the store (run table, last health event), never from memory alone.
+ *
+ * Rules kept here, so that every caller (poller, lifecycle commands) gets them (issue 12):
+ * - a run that is gone while live ends in our model: {@link Recorder.gone} records a terminal
+ *   status first ({@link GONE_WHILE_LIVE_STATUS});
+ * - a recorded terminal status is never replaced by a live one (the daemon never moves an id out
+ *   of a terminal status, protocol §2.1; a list sent before our own kill could still say running);
+ * - an agent id recorded for one workspace is never moved to another ({@link Recorder.discovered}).
  */
 import type { AgentRecord, Endpoint } from "../caliband/wire.js";
 import { isTerminal } from "../caliband/wire.js";
+import { Conflict } from "../errors.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../log.js";
 import { setGoneOp, setStatusOp, upsertAgentOp, type NewAgentRow } from "../store/agents.js";
 import type { EventStore } from "../store/events.js";
 import type { NewEvent } from "../events/index.js";
+import type { FleetMetrics } from "./metrics.js";
 import type { AgentView, FleetState } from "./state.js";
+
+/** Why caliband stopped listing an agent (`agent_gone.reason`). */
+export type GoneReason = "removed" | "respawned" | "vanished";
+
+/**
+ * The terminal status recorded for a run that is gone while its recorded status is still live
+ * (spawning/running/idle), by why it is gone (issue 12 item 5):
+ * - `removed` (our forced `rm`): `killed` — caliband SIGTERMs the worker it tracks before removing
+ *   the record (protocol §1.7 rm with force);
+ * - `vanished` (removed on the daemon directly, a lost registry) and `respawned` (the old record
+ *   replaced while live): `crashed` — the run ended without an outcome we could observe, as for a
+ *   run its daemon lost (§5.7).
+ */
+export const GONE_WHILE_LIVE_STATUS: Readonly<Record<GoneReason, "killed" | "crashed">> = {
+  removed: "killed",
+  vanished: "crashed",
+  respawned: "crashed",
+};
+
+/** What the recorder checks against besides the served view. */
+export interface RecorderChecks {
+  /** The run table (which workspace an id was recorded for, its recorded status). */
+  db?: PrismaClient;
+  /** Counts `agent_workspace_conflicts_total`. */
+  metrics?: FleetMetrics;
+}
 
 /** Writes lifecycle events and keeps the served view in step. */
 export class Recorder {
+  /** `workspace\0id` pairs already warned about (one warning and one count per pair). */
+  private readonly conflicts = new Set<string>();
+  private readonly db: PrismaClient | null;
+  private readonly metrics: FleetMetrics | null;
+
   constructor(
     private readonly store: EventStore,
     private readonly state: FleetState,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+    checks: RecorderChecks = {},
+  ) {
+    this.db = checks.db ?? null;
+    this.metrics = checks.metrics ?? null;
+  }
+
+  /**
+   * The workspace `id` is already recorded for when that is not `workspace` (served view first,
+   * then the run table, gone runs included), else null.
+   */
+  private async recordedElsewhere(workspace: string, id: string): Promise<string | null> {
+    const served = this.state.workspaceOf(id);
+    if (served !== undefined) return served === workspace ? null : served;
+    const row = this.db
+      ? await this.db.agent.findUnique({ where: { id }, select: { workspace: true } })
+      : null;
+    return row && row.workspace !== workspace ? row.workspace : null;
+  }
+
+  /** Warn and count once per (workspace, id) that `id`, recorded for `owner`, is listed by `workspace`. */
+  private conflict(workspace: string, id: string, owner: string): void {
+    const key = `${workspace}\0${id}`;
+    if (this.conflicts.has(key)) return;
+    this.conflicts.add(key);
+    if (this.metrics) this.metrics.agent_workspace_conflicts_total++;
+    this.log.warn(
+      { workspace, agent: id, recordedFor: owner },
+      "a daemon lists an agent id already recorded for another workspace (shared session store?); it stays with that workspace",
+    );
+  }
 
   private ev<K extends NewEvent["kind"]>(
     kind: K,
@@ -64,8 +134,18 @@ export class Recorder {
     };
   }
 
-  /** An agent caliband lists that we have no record of (spawned elsewhere, or while we were down). */
+  /**
+   * An agent caliband lists that this workspace has no record of (spawned elsewhere, or while we
+   * were down). An id already recorded for ANOTHER workspace is left with it (issue 12 item 12:
+   * two daemons over one session store list the same agents): nothing is recorded, and the first
+   * sighting per (workspace, id) logs a warning and counts `agent_workspace_conflicts_total`.
+   */
   async discovered(workspace: string, r: AgentRecord): Promise<void> {
+    const owner = await this.recordedElsewhere(workspace, r.id);
+    if (owner !== null) {
+      this.conflict(workspace, r.id, owner);
+      return;
+    }
     const view = Recorder.viewOf(workspace, r);
     await this.store.append(
       [this.ev("agent_discovered", workspace, r.id, { name: r.name, status: r.rawStatus })],
@@ -76,8 +156,20 @@ export class Recorder {
     this.state.put(view);
   }
 
-  /** An agent we spawned (or a respawn's new run, linked to the old one). */
+  /**
+   * An agent we spawned (or a respawn's new run, linked to the old one).
+   * @throws Conflict when the daemon answered with an id already recorded for another workspace
+   *   (counted and logged like a conflicting discovery; nothing is recorded).
+   */
   async spawned(view: AgentView, respawnedFrom: string | null): Promise<void> {
+    const owner = await this.recordedElsewhere(view.workspace, view.id);
+    if (owner !== null) {
+      this.conflict(view.workspace, view.id, owner);
+      throw new Conflict(
+        `caliband of workspace ${view.workspace} answered with agent id ${view.id}, already recorded for workspace ${owner}`,
+        owner,
+      );
+    }
     await this.store.append(
       [this.ev("agent_spawned", view.workspace, view.id, { name: view.name, spec: view.spec })],
       {
@@ -87,33 +179,77 @@ export class Recorder {
     this.state.put(view);
   }
 
-  /** A status transition observed by polling (or implied by our own command). */
+  /**
+   * A status transition observed by polling (or implied by our own command). A served run whose
+   * recorded status is terminal is never moved back to a live status (a `list` answered before our
+   * own kill or a stale daemon record may still say running/idle): that is logged and ignored; nor
+   * is a "change" to the status already recorded. A terminal-to-terminal change (caliband's kill
+   * overwrites any status, §1.7) is recorded but keeps the first `finishedAt`. `finishedAt`: when the run ended by its stream (the RunEnd's write
+   * time, issue 12 item 6), used instead of now when this change ends the run.
+   */
   async statusChanged(
     workspace: string,
     id: string,
     from: string,
     to: string,
     endpoint?: Endpoint,
+    finishedAt?: Date,
   ): Promise<void> {
+    const recorded = this.state.agent(id)?.status;
+    if (recorded === to) return; // nothing changes (e.g. the stream settled what the daemon says otherwise)
+    if (recorded !== undefined && isTerminal(recorded) && !isTerminal(to)) {
+      this.log.debug(
+        { workspace, agent: id, recorded, listed: to },
+        "ignoring a live status for a run already recorded as ended",
+      );
+      return;
+    }
     const at = this.now();
+    const ends = isTerminal(to) && !(recorded !== undefined ? isTerminal(recorded) : isTerminal(from));
     await this.store.append([this.ev("status_changed", workspace, id, { from, to })], {
-      extra: (db) => [setStatusOp(db, id, to, new Date(at), isTerminal(to))],
+      extra: (db) => [setStatusOp(db, id, to, finishedAt ?? new Date(at), ends)],
     });
     this.state.patch(id, { status: to, ...(endpoint ? { endpoint } : {}) });
   }
 
-  /** caliband no longer lists the agent: exactly one `agent_gone` per run (#123). */
+  /**
+   * caliband no longer lists the agent: exactly one `agent_gone` per run (#123). A run whose
+   * recorded status is still live ends first: `status_changed` to
+   * {@link GONE_WHILE_LIVE_STATUS}[reason] (with `finishedAt`) and `agent_gone`, in that order and in
+   * one transaction, so the run is terminal and its `agentEvents` stream completes (issue 12 item
+   * 5). Callers finish ingesting the run before calling this (the poller, rm and respawn do).
+   */
   async gone(
     workspace: string,
     id: string,
-    reason: "removed" | "respawned" | "vanished",
+    reason: GoneReason,
     replacedBy: string | null = null,
   ): Promise<void> {
     const at = this.now();
-    await this.store.append([this.ev("agent_gone", workspace, id, { reason, replacedBy })], {
-      extra: (db) => [setGoneOp(db, id, new Date(at))],
+    const recorded = await this.recordedStatus(id);
+    const end = recorded !== null && !isTerminal(recorded) ? GONE_WHILE_LIVE_STATUS[reason] : null;
+    const events: NewEvent[] = [];
+    if (end !== null) events.push(this.ev("status_changed", workspace, id, { from: recorded!, to: end }));
+    events.push(this.ev("agent_gone", workspace, id, { reason, replacedBy }));
+    await this.store.append(events, {
+      extra: (db) => [
+        ...(end !== null ? [setStatusOp(db, id, end, new Date(at), true)] : []),
+        setGoneOp(db, id, new Date(at)),
+      ],
     });
+    if (end !== null) {
+      this.log.info({ workspace, agent: id, reason, from: recorded, to: end }, "run gone while live: ended");
+    }
     this.state.remove(id);
+  }
+
+  /** The recorded status of a run: the run table when available (what commits left), else the view. */
+  private async recordedStatus(id: string): Promise<string | null> {
+    if (this.db) {
+      const row = await this.db.agent.findUnique({ where: { id }, select: { status: true } });
+      if (row) return row.status;
+    }
+    return this.state.agent(id)?.status ?? null;
   }
 
   /** Workspace health; records an event only on a transition (recovery included). */
@@ -131,12 +267,29 @@ export class Recorder {
     this.log.info({ workspace, state, reason }, "workspace health changed");
   }
 
-  /** Operator input we delivered to an interactive agent (the worker does not echo it, §3.5). */
+  /**
+   * Operator input about to be written to an interactive agent's endpoint (the worker does not
+   * echo it, §3.5): `input_sent {text}`, or `input_ended` for EndInput (`text` null). Recorded
+   * BEFORE the write, so it is stored ahead of the output that answers it (issue 12 item 6); a
+   * write that then fails is recorded with {@link inputFailed}.
+   * @throws (rejects) the store error: the caller must not send what could not be recorded.
+   */
   async input(workspace: string, id: string, text: string | null): Promise<void> {
-    await this.store.append([
-      text === null
-        ? this.ev("input_ended", workspace, id, {})
-        : this.ev("input_sent", workspace, id, { text }),
-    ]);
+    await this.store.append(
+      [
+        text === null
+          ? this.ev("input_ended", workspace, id, {})
+          : this.ev("input_sent", workspace, id, { text }),
+      ],
+      { onFailure: "throw" },
+    );
+  }
+
+  /**
+   * The input recorded just before by {@link input} could not be written to the agent's endpoint
+   * (`text` null for EndInput): `input_failed {text, reason}`, so no stored event claims it arrived.
+   */
+  async inputFailed(workspace: string, id: string, text: string | null, reason: string): Promise<void> {
+    await this.store.append([this.ev("input_failed", workspace, id, { text, reason })]);
   }
 }

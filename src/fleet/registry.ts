@@ -94,10 +94,18 @@ export class WorkspaceRegistry {
     this.protectedDirs = policies.protectedDirs ?? [];
   }
 
-  /** Load every stored workspace (call once at start). */
+  /**
+   * Load the registered workspaces (call once at start). Removed rows (`removedAt` set) are history
+   * only: they are not loaded, so nothing polls, autostarts, spawns in or counts them, their name
+   * can be registered again and their root can be registered under another name (issue 12 item 3).
+   * Their runs stay in the run table and remain queryable.
+   */
   async load(): Promise<void> {
     this.byName.clear();
-    for (const r of await this.db.workspace.findMany({ orderBy: { name: "asc" } }))
+    for (const r of await this.db.workspace.findMany({
+      where: { removedAt: null },
+      orderBy: { name: "asc" },
+    }))
       this.byName.set(r.name, fromRow(r));
   }
 
@@ -143,6 +151,9 @@ export class WorkspaceRegistry {
   /**
    * Register a workspace. Re-adding the same name with the same canonical root is idempotent and
    * leaves its stored config alone (unlike reference #111, which overwrote it); use setConfig.
+   * Only registered workspaces count here: a removed workspace's name registers again with the new
+   * root and config (`created: true`, its earlier runs stay linked to the name), and a removed
+   * workspace's root is free for another name.
    * The root must pass `checkWorkspaceRoot` (with the operator's `allowRoots`), the config
    * {@link validateConfig} (nothing to keep: an env entry without a value is refused).
    * @returns the workspace and whether it was created.

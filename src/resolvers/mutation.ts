@@ -1,8 +1,9 @@
 /**
  * Root mutation fields. Inputs are validated with zod (validation plugin); every domain failure is
  * a typed result (errors plugin): NotFoundError, InvalidStateError, ConflictError,
- * ProviderMisconfiguredError, UnreachableError, ValidationError, DaemonRefusedError,
- * UnauthenticatedError, ForbiddenError. Each declares who may call it (`authScopes`: admin for
+ * ProviderMisconfiguredError, UnreachableError, CalibandNotInstalledError (the daemon was needed
+ * and the caliband binary cannot be run), DaemonStartFailedError (it was started and died or did
+ * not answer), ValidationError, DaemonRefusedError, UnauthenticatedError, ForbiddenError. Each declares who may call it (`authScopes`: admin for
  * workspaces and their configuration, operator for agents, always within the token's workspace
  * scope), is audited (src/schema/audit-plugin.ts), delegates to the fleet's lifecycle service and
  * changes nothing when it fails.
@@ -415,7 +416,7 @@ builder.mutationFields((t) => ({
   killAgent: t.field({
     type: AgentPayloadRef,
     description:
-      "Kill a live agent (refused on a terminal one: caliband would overwrite its outcome). Operator role (within the token's workspaces).",
+      "Kill a live agent. Refused (InvalidStateError with the real status, which is recorded) when the agent's daemon, asked right before the kill, lists it as ended: caliband would overwrite its outcome. Operator role (within the token's workspaces).",
     errors: errors("KillAgent"),
     authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
     args: {
@@ -442,7 +443,7 @@ builder.mutationFields((t) => ({
   removeAgent: t.field({
     type: RemoveAgentPayload,
     description:
-      "Remove an agent from caliband after ingesting all its output (history stays). A live agent needs force. Operator role (within the token's workspaces).",
+      "Remove an agent from caliband after ingesting all its output (history stays). A live agent needs force: caliband stops it and the run is recorded KILLED (with finishedAt) before it is gone. Operator role (within the token's workspaces).",
     errors: errors("RemoveAgent"),
     authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
     args: {

@@ -85,6 +85,10 @@ const MetricsRef = builder.objectRef<MetricsView>("Metrics").implement({
       description: "Ingest commits retried.",
     }),
     activeAttaches: t.exposeInt("active_attaches", { description: "Per-agent stream connections open now." }),
+    agentWorkspaceConflictsTotal: t.exposeInt("agent_workspace_conflicts_total", {
+      description:
+        "Agent ids a workspace's daemon listed that were already recorded for another workspace (left there; each workspace and id counted once).",
+    }),
     ingestLagBytes: t.exposeInt("ingest_lag_bytes", {
       description: "Bytes written by workers not yet ingested.",
     }),

@@ -9,10 +9,18 @@ export const AgentStatusEnum = builder.enumType("AgentStatus", {
     SPAWNING: { value: "spawning", description: "Registered, worker not launched yet." },
     RUNNING: { value: "running", description: "The worker is working on a turn." },
     IDLE: { value: "idle", description: "An interactive agent waiting for input." },
-    KILLED: { value: "killed", description: "Stopped by a kill request (terminal)." },
+    KILLED: {
+      value: "killed",
+      description:
+        "Stopped by a kill request, or removed with force while live (caliband stops the worker; terminal).",
+    },
     DONE: { value: "done", description: "The worker exited 0 (terminal)." },
     FAILED: { value: "failed", description: "The worker exited non-zero or could not launch (terminal)." },
-    CRASHED: { value: "crashed", description: "Was running when its daemon restarted (terminal)." },
+    CRASHED: {
+      value: "crashed",
+      description:
+        "Was running when its daemon restarted, or disappeared from its daemon's list while live (removed on the daemon directly, lost record, respawned away): it ended without an outcome we could observe (terminal).",
+    },
     UNKNOWN: { value: "unknown", description: "A status string this gateway does not know." },
   } as const,
 });

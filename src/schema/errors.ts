@@ -6,6 +6,9 @@
  */
 import {
   AgentNotFound,
+  AutostartBackoff,
+  CalibandNotInstalled,
+  DaemonStartFailed,
   InvalidState as CalibandInvalidState,
   Protocol,
   Unreachable,
@@ -35,6 +38,8 @@ export const MUTATION_ERRORS = [
   Conflict,
   ProviderMisconfigured,
   Unreachable,
+  CalibandNotInstalled,
+  DaemonStartFailed,
   ValidationFailed,
   DaemonRefused,
   Unauthenticated,
@@ -56,9 +61,20 @@ export function mutationErrors(name: string) {
 /**
  * Map any error to the domain class the schema exposes (caliband's `AgentNotFound` → NotFound,
  * its `InvalidState` → InvalidState, `Protocol` with a daemon message → DaemonRefused, other
- * `Protocol` failures → Unreachable); other errors are returned unchanged (and end up masked).
+ * `Protocol` failures → Unreachable, an `AutostartBackoff` after a missing binary or a failed
+ * daemon start → that failure again (CalibandNotInstalled / DaemonStartFailed with `retry` set:
+ * the call started nothing, and says when the next attempt may); other errors are returned
+ * unchanged: CalibandNotInstalled and DaemonStartFailed are typed results as they are (issue 12
+ * item 10), anything unknown ends up masked.
  */
 export function toDomainError(err: unknown): unknown {
+  if (err instanceof AutostartBackoff) {
+    const retry = { failures: err.failures, nextAttemptAt: err.nextAttemptAt };
+    if (err.lastError instanceof CalibandNotInstalled)
+      return CalibandNotInstalled.during(err.lastError, retry);
+    if (err.lastError instanceof DaemonStartFailed) return DaemonStartFailed.during(err.lastError, retry);
+    return err;
+  }
   if (err instanceof AgentNotFound) return new NotFound("agent", err.id);
   if (err instanceof CalibandInvalidState) return new InvalidState(err.message, err.status);
   if (err instanceof Protocol) {
@@ -138,10 +154,65 @@ builder.objectType(Unreachable, {
   name: "UnreachableError",
   description: "The workspace's caliband could not be reached or did not answer in time.",
   interfaces: [ErrorInterface],
-  isTypeOf: (e) => e instanceof Unreachable,
+  // A daemon that could not be started has a type of its own (DaemonStartFailedError).
+  isTypeOf: (e) => e instanceof Unreachable && !(e instanceof DaemonStartFailed),
   fields: (t) => ({
     endpoint: t.exposeString("endpoint", { description: "The daemon endpoint that failed." }),
     reason: t.exposeString("reason", { description: "Why, e.g. `timeout after 5000 ms` or `ECONNREFUSED`." }),
+  }),
+});
+
+builder.objectType(CalibandNotInstalled, {
+  name: "CalibandNotInstalledError",
+  description:
+    "The gateway needed to start the workspace's caliband and cannot run the caliband binary (not installed, not on PATH, or not executable). `hint` says how to fix it: install caliban, which ships `caliband`, or start the gateway with `--caliband-bin` / `PROSPERO_CALIBAND_BIN` naming the executable. Nothing was changed.",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof CalibandNotInstalled,
+  fields: (t) => ({
+    bin: t.exposeString("bin", {
+      description: "The binary the gateway tried to run (its `--caliband-bin`, default `caliband` on PATH).",
+    }),
+    errno: t.exposeString("errno", {
+      nullable: true,
+      description: "Why it could not be run: `ENOENT` (not found) or `EACCES` (not executable).",
+    }),
+    hint: t.exposeString("hint", { description: "How to fix it." }),
+    nextAttemptAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description:
+        "Set when this call came during the autostart backoff (it tried nothing): when the gateway tries the binary again.",
+      resolve: (e) => e.retry?.nextAttemptAt ?? null,
+    }),
+  }),
+});
+
+builder.objectType(DaemonStartFailed, {
+  name: "DaemonStartFailedError",
+  description:
+    "The gateway started the workspace's caliband, but it exited or did not answer before its startup deadline. Its output is in `logPath` on the gateway's machine. Nothing was changed.",
+  interfaces: [ErrorInterface],
+  isTypeOf: (e) => e instanceof DaemonStartFailed,
+  fields: (t) => ({
+    endpoint: t.exposeString("endpoint", { description: "The control socket the daemon was to answer on." }),
+    reason: t.exposeString("reason", {
+      description: "What happened, e.g. `caliband (pid 123) exited with code 2 before answering status`.",
+    }),
+    logPath: t.exposeString("logPath", {
+      description: "The file the daemon's stdout and stderr were appended to (on the gateway's machine).",
+    }),
+    exitCode: t.exposeInt("exitCode", { nullable: true, description: "Its exit code, when it exited." }),
+    signal: t.exposeString("signal", {
+      nullable: true,
+      description: "The signal that ended it, when one did (e.g. `SIGKILL`).",
+    }),
+    nextAttemptAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description:
+        "Set when this call came during the autostart backoff (it started nothing): when the gateway tries again.",
+      resolve: (e) => e.retry?.nextAttemptAt ?? null,
+    }),
   }),
 });
 

@@ -60,6 +60,7 @@ const TYPE_OF_KIND: Record<EventKind, string> = {
   agent_finished: "AgentFinishedEvent",
   input_sent: "InputSentEvent",
   input_ended: "InputEndedEvent",
+  input_failed: "InputFailedEvent",
   ingest_gap: "IngestGapEvent",
   store_persist_failed: "StorePersistFailedEvent",
 };
@@ -148,29 +149,37 @@ eventType("agent_discovered", "A poll found an agent Prospero had no record of."
     resolve: (e) => statusValue(e.payload.status),
   }),
 }));
-eventType("status_changed", "caliband reported a new status.", (t) => ({
-  from: t.field({
-    type: AgentStatusEnum,
-    description: "Previous status.",
-    resolve: (e) => statusValue(e.payload.from),
+eventType(
+  "status_changed",
+  "caliband reported a new status, or the run ended because it is gone while live (then right before its AgentGoneEvent: KILLED after a forced removal, CRASHED when it vanished from its daemon or was respawned away).",
+  (t) => ({
+    from: t.field({
+      type: AgentStatusEnum,
+      description: "Previous status.",
+      resolve: (e) => statusValue(e.payload.from),
+    }),
+    to: t.field({
+      type: AgentStatusEnum,
+      description: "New status.",
+      resolve: (e) => statusValue(e.payload.to),
+    }),
   }),
-  to: t.field({
-    type: AgentStatusEnum,
-    description: "New status.",
-    resolve: (e) => statusValue(e.payload.to),
+);
+eventType(
+  "agent_gone",
+  "caliband no longer lists the agent (recorded once per run). A run still live at that point is ended first by a StatusChangedEvent (KILLED for `removed`, CRASHED for `vanished` or `respawned`), so this is never the end of a run without a terminal status.",
+  (t) => ({
+    reason: t.string({
+      description: "`removed`, `respawned` or `vanished`.",
+      resolve: (e) => e.payload.reason,
+    }),
+    replacedBy: t.string({
+      nullable: true,
+      description: "The new run's id after a respawn.",
+      resolve: (e) => e.payload.replacedBy,
+    }),
   }),
-}));
-eventType("agent_gone", "caliband no longer lists the agent (recorded once per run).", (t) => ({
-  reason: t.string({
-    description: "`removed`, `respawned` or `vanished`.",
-    resolve: (e) => e.payload.reason,
-  }),
-  replacedBy: t.string({
-    nullable: true,
-    description: "The new run's id after a respawn.",
-    resolve: (e) => e.payload.replacedBy,
-  }),
-}));
+);
 eventType("workspace_health", "The workspace's caliband became reachable or unreachable.", (t) => ({
   state: t.field({ type: HealthStateEnum, description: "New state.", resolve: (e) => e.payload.state }),
   reason: t.string({
@@ -281,12 +290,32 @@ eventType("agent_finished", "The run ended (RunEnd).", (t) => ({
     resolve: (e) => e.payload.estimatedCostUsd,
   }),
 }));
-eventType("input_sent", "The operator sent a message to the interactive agent.", (t) => ({
-  text: t.string({ description: "The message.", resolve: (e) => e.payload.text }),
-}));
-eventType("input_ended", "The operator ended the agent's input (EndInput).", (t) => ({
-  ended: t.boolean({ description: "Always true.", resolve: () => true }),
-}));
+eventType(
+  "input_sent",
+  "The operator sent a message to the interactive agent. Stored just before it is written to the worker (so ahead of the output answering it); an InputFailedEvent follows when the write failed.",
+  (t) => ({
+    text: t.string({ description: "The message.", resolve: (e) => e.payload.text }),
+  }),
+);
+eventType(
+  "input_ended",
+  "The operator ended the agent's input (EndInput). Stored just before it is written to the worker; an InputFailedEvent follows when the write failed.",
+  (t) => ({
+    ended: t.boolean({ description: "Always true.", resolve: () => true }),
+  }),
+);
+eventType(
+  "input_failed",
+  "The input recorded just before (InputSentEvent or InputEndedEvent) could not be written to the worker's endpoint: the agent did not receive it.",
+  (t) => ({
+    text: t.string({
+      nullable: true,
+      description: "The message that was not delivered; null for an EndInput.",
+      resolve: (e) => e.payload.text,
+    }),
+    reason: t.string({ description: "Why the write failed.", resolve: (e) => e.payload.reason }),
+  }),
+);
 eventType("ingest_gap", "Output lines were lost before they could be read (socket-only ingest).", (t) => ({
   missedLines: t.int({
     nullable: true,

@@ -10,6 +10,8 @@ export const ERROR_TYPENAMES = [
   "ConflictError",
   "ProviderMisconfiguredError",
   "UnreachableError",
+  "CalibandNotInstalledError",
+  "DaemonStartFailedError",
   "ValidationError",
   "DaemonRefusedError",
   "UnauthenticatedError",

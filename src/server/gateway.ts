@@ -20,13 +20,16 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { createYoga, maskError as yogaMaskError, type Plugin, type YogaServerInstance } from "graphql-yoga";
-import { GraphQLError } from "graphql";
-import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
-import { costLimitPlugin } from "@escape.tech/graphql-armor-cost-limit";
-import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
-import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
-import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
+import {
+  createYoga,
+  isAsyncIterable,
+  maskError as yogaMaskError,
+  Repeater,
+  type Plugin,
+  type YogaServerInstance,
+} from "graphql-yoga";
+import { GraphQLError, type ExecutionResult } from "graphql";
+import { queryLimitPlugins, type QueryLimits } from "./query-limits.js";
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
 import { ProsperoError } from "../errors.js";
 import type { ExecutionArgs } from "graphql";
@@ -53,8 +56,11 @@ import { LOCAL_PROOF_PATH, localProof } from "../auth/local-credentials.js";
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Query limits (graphql-armor): nesting depth, estimated cost, aliases, lexical tokens of a
- * document, directives per document.
+ * Query limits (graphql-armor, src/server/query-limits.ts): nesting depth, estimated cost (about
+ * the number of values an answer holds: a page of 1000 events with a dozen fields each costs
+ * ~13,000), aliases, lexical tokens of a document, directives per document. A refusal names the
+ * limit and has a stable `extensions.code` (QUERY_TOO_DEEP, QUERY_TOO_COSTLY, TOO_MANY_ALIASES,
+ * TOO_MANY_TOKENS, TOO_MANY_DIRECTIVES).
  */
 export const QUERY_LIMITS = {
   maxDepth: 12,
@@ -62,7 +68,7 @@ export const QUERY_LIMITS = {
   maxAliases: 30,
   maxTokens: 5_000,
   maxDirectives: 50,
-} as const;
+} as const satisfies QueryLimits;
 
 /**
  * Most WebSocket connections at once that have not authenticated yet (their token is to come in
@@ -158,6 +164,8 @@ export interface GatewayServerContext {
   remoteAddress?: string | null;
   /** Fair-queue key of the client (one per HTTP request or WebSocket connection). */
   clientKey?: string;
+  /** Served over HTTP (a subscription is then an SSE stream), not over graphql-ws. */
+  overHttp?: boolean;
 }
 
 /** What the gateway adds to graphql-ws's per-connection data (`ctx.extra`). */
@@ -203,6 +211,20 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
   const live = new LiveConnections((id, now) => deps.context()?.tokens.isActive(id, now) ?? false);
   let clientSeq = 0;
   let sseStreams = 0;
+  /** Open SSE responses (waited for by `close`). */
+  const sseOpen = new Set<http.ServerResponse>();
+  /** Aborted by `close`: open SSE subscriptions then end with a final event and `complete`. */
+  const closing = new AbortController();
+  const endStreamsOnClose: Plugin<GatewayServerContext> = {
+    onSubscribe({ args }) {
+      if ((args.contextValue as GatewayServerContext).overHttp !== true) return;
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (isAsyncIterable(result)) setResult(endOnSignal(result, closing.signal));
+        },
+      };
+    },
+  };
 
   const serveGraphiQL = createGraphiQLHandler({ endpoint: GRAPHQL_PATH });
   const csrf = useCSRFPrevention({ requestHeaders: ["x-prospero-csrf"] });
@@ -247,19 +269,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       };
     },
     maskedErrors: { isDev: deps.isDev ?? false, maskError },
-    plugins: [
-      csrfForCookies,
-      maxTokensPlugin({ n: QUERY_LIMITS.maxTokens, exposeLimits: true }),
-      maxDirectivesPlugin({ n: QUERY_LIMITS.maxDirectives, exposeLimits: true }),
-      maxDepthPlugin({
-        n: QUERY_LIMITS.maxDepth,
-        exposeLimits: true,
-        ignoreIntrospection: true,
-        flattenFragments: true,
-      }),
-      costLimitPlugin({ maxCost: QUERY_LIMITS.maxCost, exposeLimits: true, ignoreIntrospection: true }),
-      maxAliasesPlugin({ n: QUERY_LIMITS.maxAliases, exposeLimits: true }),
-    ],
+    plugins: [endStreamsOnClose, csrfForCookies, ...queryLimitPlugins(QUERY_LIMITS)],
     logging: {
       debug: (...args) => log.debug({ args }, "yoga"),
       info: (...args) => log.info({ args }, "yoga"),
@@ -441,9 +451,11 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         return;
       }
       sseStreams++;
+      sseOpen.add(res);
       const untrack = live.add(principal, () => res.destroy());
       res.once("close", () => {
         sseStreams--;
+        sseOpen.delete(res);
         untrack();
       });
     }
@@ -452,6 +464,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       principal,
       remoteAddress: policy.clientAddress(facts),
       clientKey: `http:${++clientSeq}`,
+      overHttp: true,
     });
   };
 
@@ -688,6 +701,12 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     live,
     async close(graceMs = 5000) {
       live.stop();
+      // SSE subscriptions end as promptly as graphql-ws ones: a final SHUTTING_DOWN event, then
+      // `complete` (see endOnSignal), instead of being cut when the grace runs out.
+      closing.abort();
+      const sseEnded = Promise.all(
+        [...sseOpen].map((res) => new Promise<void>((resolve) => res.once("close", () => resolve()))),
+      );
       let expired = false;
       const timer = setTimeout(() => {
         expired = true;
@@ -700,6 +719,9 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         if (expired) server.closeAllConnections();
+        await sseEnded;
+        // The keep-alive connections that carried them are idle now.
+        setImmediate(() => server.closeIdleConnections());
         await closed;
       } finally {
         clearTimeout(timer);
@@ -729,6 +751,48 @@ function limitStreamingBody(req: http.IncomingMessage, res: http.ServerResponse)
     if (seen > MAX_BODY_BYTES && !res.headersSent) {
       res.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end();
       req.destroy();
+    }
+  });
+}
+
+/**
+ * The message of the last event of an SSE subscription ended by the gateway's shutdown (its
+ * `extensions.code` is SHUTTING_DOWN): the stream did not end because the subscription is over.
+ */
+export const SHUTTING_DOWN_MESSAGE =
+  "the gateway is shutting down; subscribe again, after the last cursor you received, once it is back";
+
+/**
+ * `source`, until `signal` aborts: then one last result carrying a SHUTTING_DOWN error, and the
+ * end (for SSE: yoga then writes `event: complete` and ends the response). The source is
+ * returned (its subscription released) when the stream ends either way, or when the client goes.
+ */
+function endOnSignal(
+  source: AsyncIterable<ExecutionResult>,
+  signal: AbortSignal,
+): AsyncIterableIterator<ExecutionResult> {
+  return new Repeater<ExecutionResult>(async (push, stop) => {
+    const it = source[Symbol.asyncIterator]();
+    const shutDown = () => {
+      void push({
+        errors: [new GraphQLError(SHUTTING_DOWN_MESSAGE, { extensions: { code: "SHUTTING_DOWN" } })],
+      });
+      stop();
+    };
+    if (signal.aborted) shutDown();
+    else signal.addEventListener("abort", shutDown, { once: true });
+    try {
+      for (;;) {
+        const next = it.next();
+        next.catch(() => {}); // still rejects the race; only unobserved once `stop` has won it
+        const r = await Promise.race([next, stop]);
+        if (r === undefined || r.done) break;
+        await push(r.value);
+      }
+    } finally {
+      signal.removeEventListener("abort", shutDown);
+      stop();
+      await it.return?.();
     }
   });
 }

@@ -69,6 +69,34 @@ function tighten(target: string, mode: number, follow = false): void {
 }
 
 /**
+ * Create `dir` and its missing parents with `mode`, one level at a time from the nearest existing
+ * ancestor. Not `fs.mkdirSync(dir, { recursive: true })`: Node's recursive mkdir loops forever
+ * when mkdir answers ENOENT for a path whose parent exists (e.g. `/proc/nope`: issue 12 item 9).
+ * @throws the OS error of the first directory that cannot be created (ENOENT, EACCES, ENOTDIR, …).
+ */
+function makeDirs(dir: string, mode: number): void {
+  const missing: string[] = [];
+  for (let p = path.resolve(dir); ; p = path.dirname(p)) {
+    try {
+      fs.statSync(p);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    missing.unshift(p);
+    if (path.dirname(p) === p) break;
+  }
+  for (const p of missing) {
+    try {
+      fs.mkdirSync(p, { mode });
+    } catch (err) {
+      // Created by someone else meanwhile: fine when it is a directory (checked by the caller).
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
+}
+
+/**
  * Ensure `dir` exists and is writable. Created with mode 0700 if missing; an existing data dir
  * owned by this user is tightened to 0700 when group or others have access (it holds the database,
  * tokens and daemon logs: issue 11 item 8). A data dir owned by ANOTHER user is refused: its owner
@@ -77,7 +105,7 @@ function tighten(target: string, mode: number, follow = false): void {
  */
 export function ensureDataDir(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir, 0o700);
   } catch (err) {
     throw new StartupError(`cannot create data dir ${dir}: ${(err as Error).message}`);
   }

@@ -2,6 +2,12 @@
  * Usage aggregation over a time window: tokens, estimated cost (USD), turns and run outcomes,
  * grouped by any of workspace, model and UTC day. Timestamps are compared as instants (the store
  * keeps them as epoch milliseconds), never as strings (reference latent bug, §4.3).
+ *
+ * A turn is a stored `turn_completed` event, and its tokens and cost are that event's: the same rule
+ * the agent rows follow (`agentTotals` in src/fleet/normalize.ts decides which `TurnEnd` frames
+ * become such events, and the agent's `turns`, tokens and cost are the sums over them), so a run's
+ * `usage` and its agent's fields always agree (issue 12 item 11). `RunEnd`'s own totals, the
+ * daemon's report, are not counted here.
  */
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { ValidationFailed } from "../errors.js";
@@ -32,6 +38,7 @@ export interface UsageRow {
   estimatedCostUsd: number;
   /** Turns whose model had no known price (their cost is not in `estimatedCostUsd`). */
   unpricedTurns: number;
+  /** Counted turns: `turn_completed` events in the window (see the module comment). */
   turns: number;
   /** Runs that ended in the window, by terminal status (killed, done, failed, crashed). */
   outcomes: { done: number; failed: number; killed: number; crashed: number };

@@ -177,16 +177,40 @@ describe("polling and reconciliation", () => {
     expect(terminal.map((e) => e.payload)).toEqual([{ from: "running", to: "done" }]);
   });
 
-  it("a daemon restart turns running agents into crashed; the transition is recorded once", async () => {
+  it("a daemon restart: a surviving worker is followed to its RunEnd (done), one that dies without it is crashed, each recorded once", async () => {
     const d = await daemon();
     const h = await fleet(d.ws.runtime);
     await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
-    const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "long fake:hold=60000" });
+    const finishes = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "long fake:hold=60000" });
+    const dies = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "long fake:hold=60000" });
+    for (const a of [finishes, dies]) {
+      await waitFor(() => (d.daemon.agent(a.agent.id)?.linesWritten ?? 0) >= 8, 10_000, "turn 1 started");
+    }
     await d.daemon.restart();
-    await waitFor(() => h.fleet.state.agent(agent.id)?.status === "crashed", 10_000, "crashed");
+    // The new daemon says crashed, but both workers still run (§5.7): not recorded yet.
+    await waitFor(() => d.daemon.record(dies.agent.id)?.status === "crashed", 5_000, "daemon says crashed");
+    await new Promise((r) => setTimeout(r, 600)); // several polls
+    expect(h.fleet.state.agent(finishes.agent.id)?.status).toBe("running");
+    expect(h.fleet.state.agent(dies.agent.id)?.status).toBe("running");
+
+    d.daemon.agent(finishes.agent.id)!.release();
+    d.daemon.agent(dies.agent.id)!.kill();
+    await waitFor(() => h.fleet.state.agent(finishes.agent.id)?.status === "done", 10_000, "done");
+    await waitFor(() => h.fleet.state.agent(dies.agent.id)?.status === "crashed", 10_000, "crashed");
     await new Promise((r) => setTimeout(r, 400));
-    const changes = (await h.store.readStream(agent.id, 0, 1000)).filter((e) => e.kind === "status_changed");
-    expect(changes.map((e) => e.payload)).toEqual([{ from: "running", to: "crashed" }]);
+    const changes = async (id: string) =>
+      (await h.store.readStream(id, 0, 1000))
+        .filter((e) => e.kind === "status_changed")
+        .map((e) => e.payload);
+    expect(await changes(finishes.agent.id)).toEqual([{ from: "running", to: "done" }]);
+    expect(await changes(dies.agent.id)).toEqual([{ from: "running", to: "crashed" }]);
+    expect(d.daemon.record(finishes.agent.id)?.status).toBe("crashed"); // the daemon's stale word
+    expect(await h.db.prisma.agent.findUnique({ where: { id: finishes.agent.id } })).toMatchObject({
+      outcome: "EndOfTurn",
+      turns: 2,
+      inputTokens: 2510,
+      outputTokens: 60,
+    });
   });
 
   it("an agent removed outside Prospero is recorded gone exactly once", async () => {

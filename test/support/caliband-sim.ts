@@ -36,10 +36,14 @@ async function main(): Promise<void> {
   }
   if (signals > 0) await fake.shutdown(); // signalled while binding
   await fake.whenShutdown();
-  // Workers are in-process: by default they end with the daemon. With CALIBAN_SIM_KEEP_ORPHANS=1 the
-  // process lingers (control socket already gone) until every worker finished, like real orphans.
-  if (process.env.CALIBAN_SIM_KEEP_ORPHANS === "1") await fake.drainWorkers();
-  await fake.close();
+  // A graceful stop (shutdown request, SIGTERM, SIGINT) takes the workers with it by default, so a
+  // stopped demo leaves nothing behind. With CALIBAN_SIM_KEEP_ORPHANS=1 they live on like caliband's
+  // orphans (§1.7 shutdown): worker processes keep running after this process exits; in-process
+  // workers keep this process (not the control socket) alive until they finished. A SIGKILLed sim
+  // always leaves its worker processes running, as a killed caliband does.
+  const keep = process.env.CALIBAN_SIM_KEEP_ORPHANS === "1";
+  if (keep) await fake.drainWorkers({ inProcessOnly: true });
+  await fake.close({ keepWorkerProcesses: keep });
   process.exit(0);
 }
 

@@ -3,9 +3,12 @@
 // Behaviour follows docs/caliband-protocol.md §1 (control), §1.7 (operations), §3 (per-agent
 // streams), §5.4–5.7 (launch, worktrees, store, restart), §6 (TCP) and the §8 checklist; replies are
 // byte-compatible with fixtures/caliband (see test/caliband/conformance.test.ts).
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
+import * as path from "node:path";
 import type { Duplex } from "node:stream";
+import { pathToFileURL } from "node:url";
 import {
   type ControlTarget,
   freePort,
@@ -56,6 +59,50 @@ export { MAX_CTL_LINE } from "./control-conn.js";
 /** How long a fake worker waits for the daemon's `status_reported`, ms (caliban client timeout). */
 const REPORT_TIMEOUT_MS = 5_000;
 
+/** The worker process entry point (see {@link FakeCalibandOptions.workerProcesses}). */
+const WORKER_MAIN = path.join(import.meta.dirname, "fake-worker-main.ts");
+/** tsx's loader in this repository (the worker is TypeScript), else the bare specifier. */
+const TSX_LOADER = ((): string => {
+  const local = path.resolve(import.meta.dirname, "../../node_modules/tsx/dist/loader.mjs");
+  return fs.existsSync(local) ? pathToFileURL(local).href : "tsx";
+})();
+
+/**
+ * A worker launched as its own process (§5.4): the daemon knows its pid and exit while the
+ * generation that launched it lives; it survives the daemon's process.
+ */
+class WorkerProcess {
+  readonly pid: number | undefined;
+  /** Resolves with the exit code (`null` when a signal ended it). */
+  readonly exited: Promise<number | null>;
+  private done = false;
+
+  constructor(
+    private readonly child: ChildProcess,
+    onExit: (code: number | null) => void,
+  ) {
+    this.pid = child.pid;
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code) => {
+        this.done = true;
+        onExit(code);
+        resolve(code);
+      });
+      child.once("error", () => {
+        if (this.done) return;
+        this.done = true;
+        onExit(127);
+        resolve(127);
+      });
+    });
+  }
+
+  /** SIGTERM, as caliband's kill sends (§1.7). */
+  kill(): void {
+    if (!this.done) this.child.kill("SIGTERM");
+  }
+}
+
 /** TCP mode settings (§6). PEM contents, not paths. */
 export interface FakeCalibandTcpOptions {
   /** Control listener `host:port` (port 0 = any free port); echoed verbatim by `status`. */
@@ -92,6 +139,20 @@ export interface FakeCalibandOptions {
   idleTimeoutMs?: number;
   /** Per-agent script override; `undefined` falls back to the default (token-driven) script. */
   script?: (spec: SpawnSpecJson, id: string) => WorkerScript | undefined;
+  /**
+   * Launch each worker as a process of its own (`fake-worker-main.ts`, like caliband's
+   * `caliban __agent-worker` child, §5.4), in the daemon's process group, so it outlives the
+   * daemon's process — SIGKILL included — and keeps streaming and writing its transcript (§5.7).
+   * Unix mode with the default script only (a `script` override, TCP mode: in-process workers).
+   * `agent(id)` is undefined for such workers. Default false.
+   */
+  workerProcesses?: boolean;
+}
+
+/** Options of {@link FakeCaliband.close}. */
+export interface FakeCalibandCloseOptions {
+  /** Leave worker processes running (orphans, as a real daemon leaves them); default false. */
+  keepWorkerProcesses?: boolean;
 }
 
 /** One control line received and the reply line sent (`null` = no reply: hang, close, shutdown). */
@@ -137,9 +198,11 @@ export class FakeCaliband {
   private readonly tcpAuth: TcpAuth | null;
   private registry = new Map<string, AgentRecordJson>();
   /** Live worker per agent id, tracked by the current daemon generation only (pids, §5.7). */
-  private pids = new Map<string, FakeWorker>();
-  /** Every worker ever launched (for `agent(id)` and teardown). */
+  private pids = new Map<string, { kill(): void }>();
+  /** Every in-process worker ever launched (for `agent(id)` and teardown). */
   private readonly workers = new Map<string, FakeWorker>();
+  /** Every worker process ever launched (see {@link FakeCalibandOptions.workerProcesses}). */
+  private readonly processes = new Map<string, WorkerProcess>();
   private readonly worktrees = new Map<string, WorktreeRef>();
   private readonly pendingCleanups = new Set<Promise<void>>();
   private readonly controlSockets = new Set<net.Socket>();
@@ -204,9 +267,20 @@ export class FakeCaliband {
     return new Promise((resolve) => this.shutdownWaiters.push(resolve));
   }
 
-  /** Resolves once every launched worker (orphans included) has exited on its own. */
-  async drainWorkers(): Promise<void> {
-    await Promise.all([...this.workers.values()].map((w) => w.exited));
+  /** Resolves once every launched worker (orphans included; in-process ones only if asked) has exited on its own. */
+  async drainWorkers(options: { inProcessOnly?: boolean } = {}): Promise<void> {
+    const all =
+      options.inProcessOnly === true
+        ? [...this.workers.values()]
+        : [...this.workers.values(), ...this.processes.values()];
+    await Promise.all(all.map((w) => w.exited));
+  }
+
+  /** Pids of the worker processes launched so far (orphans included), by agent id. */
+  workerPids(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [id, w] of this.processes) if (w.pid !== undefined) out.set(id, w.pid);
+    return out;
   }
 
   /** Copy of the registry record of `id` (any generation's view = the current one). */
@@ -259,8 +333,11 @@ export class FakeCaliband {
     await this.boot();
   }
 
-  /** Tears everything down: control endpoint, every worker (orphans too), worktrees, sockets, timers. */
-  async close(): Promise<void> {
+  /**
+   * Tears everything down: control endpoint, every worker (orphans too — worker processes unless
+   * `keepWorkerProcesses`), worktrees, sockets, timers.
+   */
+  async close(options: FakeCalibandCloseOptions = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.shutdown();
@@ -269,6 +346,12 @@ export class FakeCaliband {
       w.kill();
       w.destroyConnections();
       exits.push(w.exited);
+    }
+    if (options.keepWorkerProcesses !== true) {
+      for (const w of this.processes.values()) {
+        w.kill();
+        exits.push(w.exited);
+      }
     }
     await Promise.all(exits);
     for (const s of this.reportSockets) s.destroy();
@@ -538,7 +621,7 @@ export class FakeCaliband {
 
   private register(spec: SpawnSpecJson, p: Prepared): AgentRecordJson {
     let id = newAgentId();
-    while (this.registry.has(id) || this.workers.has(id)) id = newAgentId();
+    while (this.registry.has(id) || this.workers.has(id) || this.processes.has(id)) id = newAgentId();
     const rec: AgentRecordJson = {
       id,
       name: spec.label ?? `agent-${id}`,
@@ -576,6 +659,10 @@ export class FakeCaliband {
             this.socketPath,
           ]
         : ["caliban", "__agent-worker", "--manifest", manifest, "--listen", `0.0.0.0:${p.listen.port}`];
+    if (this.opts.workerProcesses === true && this.opts.script === undefined && p.listen.kind === "unix") {
+      this.launchProcess(rec, p, argv, gen);
+      return;
+    }
     const worker = new FakeWorker({
       id: rec.id,
       spec: rec.spec,
@@ -593,6 +680,45 @@ export class FakeCaliband {
       onExit: (code) => this.onWorkerExit(gen, rec.id, code, p),
     });
     this.workers.set(rec.id, worker);
+    this.pids.set(rec.id, worker);
+    const current = this.registry.get(rec.id);
+    if (current !== undefined && ["running", "spawning", "idle"].includes(current.status)) {
+      this.setStatus(current, "running");
+    }
+  }
+
+  /**
+   * §5.4 launch as a process: `<node> --import tsx fake-worker-main.ts __agent-worker …`, cwd the
+   * working dir, stdin /dev/null, stdout+stderr appended to `<session_dir>/worker.log`, the daemon's
+   * environment plus the double's pacing knobs. The pid is tracked by this generation only.
+   */
+  private launchProcess(rec: AgentRecordJson, p: Prepared, argv: string[], gen: number): void {
+    let logFd: number | "ignore" = "ignore";
+    try {
+      logFd = fs.openSync(path.join(rec.session_dir, "worker.log"), "a");
+    } catch {
+      // output discarded, like a daemon that cannot open the log (§5.4)
+    }
+    let child: ChildProcess;
+    try {
+      child = spawn(process.execPath, ["--import", TSX_LOADER, WORKER_MAIN, ...argv.slice(1)], {
+        cwd: rec.working_dir === "" ? undefined : rec.working_dir,
+        env: {
+          ...this.env,
+          CALIBAN_SIM_FRAME_DELAY_MS: String(this.opts.frameDelayMs ?? 5),
+          CALIBAN_SIM_BIND_DELAY_MS: String(this.opts.bindDelayMs ?? 30),
+          CALIBAN_SIM_IDLE_TIMEOUT_MS: String(this.opts.idleTimeoutMs ?? idleTimeoutFromEnv(this.env)),
+        },
+        stdio: ["ignore", logFd, logFd],
+      });
+    } finally {
+      if (typeof logFd === "number") fs.closeSync(logFd);
+    }
+    const worker = new WorkerProcess(child, (code) => {
+      if (this.pids.get(rec.id) === worker) this.pids.delete(rec.id);
+      this.onWorkerExit(gen, rec.id, code, p);
+    });
+    this.processes.set(rec.id, worker);
     this.pids.set(rec.id, worker);
     const current = this.registry.get(rec.id);
     if (current !== undefined && ["running", "spawning", "idle"].includes(current.status)) {

@@ -3,8 +3,11 @@
 // that steer them. Frame vocabulary: docs/caliband-protocol.md §3.3; interactive semantics §3.5.
 import type { SpawnSpecJson } from "./wire-format.js";
 
-/** One outbound frame: an object (serialised with `JSON.stringify`, key order kept) or a raw line. */
-export type Frame = Record<string, unknown> | string;
+/**
+ * One outbound frame: an object (serialised with `JSON.stringify`, key order kept), a raw line, or
+ * a line's raw bytes (written as they are, e.g. not valid UTF-8; no newline inside).
+ */
+export type Frame = Record<string, unknown> | string | Buffer;
 
 /**
  * What a script can do inside the fake worker. Every method rejects/throws once the worker was
@@ -63,6 +66,8 @@ export interface PromptTokens {
   exit?: number;
   /** `fake:frames=N`: turn 0 streams N `AssistantTextDelta` frames. */
   frames?: number;
+  /** `fake:pace=MS`: with `fake:frames`, pause MS between those frames (a long, steady stream). */
+  pace?: number;
   /** `fake:bind-delay=MS`: bind the per-agent endpoint MS after launch. */
   bindDelay?: number;
   /** `fake:no-run-end`: both turns, then a stream error: exit 1 without `RunEnd`. */
@@ -85,6 +90,7 @@ export function parsePromptTokens(prompt: string): PromptTokens {
     else if (name === "delay" && n !== undefined) t.delay = n;
     else if (name === "exit" && n !== undefined) t.exit = n;
     else if (name === "frames" && n !== undefined) t.frames = n;
+    else if (name === "pace" && n !== undefined) t.pace = n;
     else if (name === "bind-delay" && n !== undefined) t.bindDelay = n;
     else if (name === "no-run-end") t.noRunEnd = true;
     else if (name === "preflight-fail") t.preflightFail = true;
@@ -218,8 +224,9 @@ async function runDefault(ctx: WorkerContext, tok: PromptTokens): Promise<number
   let chunks = ["I'll look at the README ", "first."];
   if (tok.frames !== undefined) chunks = Array.from({ length: tok.frames }, (_, i) => `chunk-${i} `);
   for (const [i, c] of chunks.entries()) {
-    // Long runs stream without a per-frame pause (but still yield now and then).
-    const pause = tok.frames === undefined ? ctx.frameDelayMs : i % 64 === 0 ? 0 : -1;
+    // Long runs stream without a per-frame pause (but still yield now and then), unless paced.
+    const pause =
+      tok.frames === undefined ? ctx.frameDelayMs : tok.pace !== undefined ? tok.pace : i % 64 === 0 ? 0 : -1;
     if (pause < 0) ctx.emit(delta(0, c));
     else await p.emit(delta(0, c), pause);
   }
@@ -295,7 +302,9 @@ export function framesScript(
   const last = frames[frames.length - 1];
   const endsWithRunEnd =
     last !== undefined &&
-    (typeof last === "string" ? last.includes('"type":"RunEnd"') : last.type === "RunEnd");
+    (typeof last === "string" || Buffer.isBuffer(last)
+      ? last.toString().includes('"type":"RunEnd"')
+      : last.type === "RunEnd");
   const script: WorkerScript = {
     run: async (ctx) => {
       const p = new Pacer(ctx);

@@ -50,6 +50,14 @@ export type InboundFrame = { type: "UserMessage"; text: string } | { type: "EndI
 /** Lifecycle of a fake worker. */
 export type WorkerState = "starting" | "running" | "exited";
 
+const NEWLINE = Buffer.from("\n");
+
+/** The bytes of one outbound line: raw bytes as they are, a string as UTF-8, an object as its JSON. */
+function frameBytes(frame: Frame): Buffer {
+  if (Buffer.isBuffer(frame)) return frame;
+  return Buffer.from(typeof frame === "string" ? frame : JSON.stringify(frame), "utf8");
+}
+
 class Aborted extends Error {
   constructor() {
     super("worker stopped");
@@ -75,7 +83,8 @@ export class FakeWorker {
   private exitCodeValue: number | null = null;
   private exitSignalValue: NodeJS.Signals | null = null;
   private lines = 0;
-  private readonly history: string[] = [];
+  /** Retained lines as written (bytes, without the newline). */
+  private readonly history: Buffer[] = [];
   private readonly subscribers = new Set<Duplex>();
   /** TCP connections still in TLS handshake / bearer preamble. */
   private readonly preAuth = new Set<Duplex>();
@@ -140,7 +149,7 @@ export class FakeWorker {
 
   /** Snapshot of the ring buffer (at most {@link HISTORY_CAP} lines, oldest first). */
   retained(): string[] {
-    return [...this.history];
+    return this.history.map((b) => b.toString("utf8"));
   }
 
   /** Frames queued by interactive readers and not consumed yet. */
@@ -161,7 +170,7 @@ export class FakeWorker {
   /** Publishes one extra frame now, exactly like a scripted one. */
   publish(frame: Frame): void {
     if (this.stateValue === "exited") throw new Error(`worker ${this.id} has exited`);
-    this.emitLine(typeof frame === "string" ? frame : JSON.stringify(frame));
+    this.emitLine(frameBytes(frame));
   }
 
   /** Queues an inbound frame as if a client had written it (interactive agents only). */
@@ -308,7 +317,9 @@ export class FakeWorker {
     });
     if (this.init.spec.interactive) this.readInbound(conn, leftover);
     // Non-interactive workers never read what a client writes (§3.5).
-    if (this.history.length > 0) conn.write(`${this.history.join("\n")}\n`);
+    if (this.history.length > 0) {
+      conn.write(Buffer.concat(this.history.flatMap((b) => [b, NEWLINE])));
+    }
     this.subscribers.add(conn);
   }
 
@@ -397,13 +408,14 @@ export class FakeWorker {
     this.idleTimer = null;
   }
 
-  private emitLine(line: string): void {
+  private emitLine(line: Buffer): void {
     if (this.history.length === HISTORY_CAP) this.history.shift();
     this.history.push(line);
     this.lines++;
-    if (this.stdoutFd !== null) fs.writeSync(this.stdoutFd, `${line}\n`);
+    const out = Buffer.concat([line, NEWLINE]);
+    if (this.stdoutFd !== null) fs.writeSync(this.stdoutFd, out);
     for (const c of this.subscribers) {
-      if (!c.destroyed) c.write(`${line}\n`);
+      if (!c.destroyed) c.write(out);
     }
   }
 
@@ -483,7 +495,7 @@ export class FakeWorker {
       frameDelayMs: this.init.frameDelayMs,
       emit: (frame) => {
         this.throwIfStopped();
-        this.emitLine(typeof frame === "string" ? frame : JSON.stringify(frame));
+        this.emitLine(frameBytes(frame));
       },
       sleep: (ms) => (ms <= 0 ? this.yieldOnce() : this.sleep(ms)),
       hold: (ms) => this.sleep(ms, true),

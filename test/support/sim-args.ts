@@ -1,8 +1,10 @@
 // Command line of caliband-sim: caliband's own flags and env fallbacks (docs/caliband-protocol.md
 // §5.1, §6) mapped onto FakeCaliband options.
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { FakeCalibandOptions } from "./fake-caliband.js";
+import { workspaceSlug } from "./paths.js";
 
 /** Usage text printed for `-h/--help` (stderr, exit 0). */
 export const USAGE =
@@ -11,7 +13,7 @@ export const USAGE =
   "                [--advertise-host <host>] [--agent-port-base <port>]\n" +
   "                [--tls-cert <pem> --tls-key <pem>] [--tls-ca <pem>]\n" +
   "                [--tls-server-name <name>] [--token <bearer>]\n" +
-  "(caliband-sim: the Prospero test double; workers are simulated in-process)";
+  "(caliband-sim: the Prospero test double; each worker is a process of its own)";
 
 /** Thrown for every command-line/config problem; the process exits 2 with the message on stderr. */
 export class UsageError extends Error {}
@@ -39,6 +41,13 @@ function nonNegativeInt(name: string, raw: string | undefined): number | undefin
 /**
  * Parses caliband's flags (flags win over `CALIBAN_DAEMON_*` env, empty env ignored) into
  * FakeCaliband options. Returns `"help"` for `-h/--help`. Throws {@link UsageError}.
+ *
+ * The double's own env knobs: `CALIBAN_SIM_DATA_BASE` is a directory holding one session store PER
+ * WORKSPACE ROOT, `<base>/<slug of the root>/agents` (caliband's own layout under its data dir,
+ * §5.6), so daemons of different roots never share agents (issue 12 item 12); `--data-base` is the
+ * store itself, as for caliband. `CALIBAN_SIM_WORKERS=in-process` runs workers inside the sim
+ * instead of as processes of their own (the default in Unix mode, so they outlive a killed sim);
+ * `CALIBAN_SIM_FRAME_DELAY_MS`, `CALIBAN_SIM_BIND_DELAY_MS` pace the scripted runs.
  */
 export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv): FakeCalibandOptions | "help" {
   let values: Record<string, string | boolean | undefined>;
@@ -96,8 +105,17 @@ export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv): FakeCaliba
   const opts: FakeCalibandOptions = { workspaceRoot: root, env };
   const socketPath = str("socket-path");
   if (socketPath !== undefined) opts.socketPath = socketPath;
-  const dataBase = str("data-base") ?? envOpt(env, "CALIBAN_SIM_DATA_BASE");
+  const dataBase = str("data-base");
+  const simBase = envOpt(env, "CALIBAN_SIM_DATA_BASE");
   if (dataBase !== undefined) opts.dataBase = dataBase;
+  else if (simBase !== undefined) opts.dataBase = path.join(simBase, workspaceSlug(root), "agents");
+  const workers = envOpt(env, "CALIBAN_SIM_WORKERS");
+  if (workers !== undefined && workers !== "process" && workers !== "in-process") {
+    throw new UsageError(
+      `CALIBAN_SIM_WORKERS: expected process or in-process, got ${JSON.stringify(workers)}`,
+    );
+  }
+  opts.workerProcesses = workers !== "in-process";
   const frameDelay = nonNegativeInt("CALIBAN_SIM_FRAME_DELAY_MS", envOpt(env, "CALIBAN_SIM_FRAME_DELAY_MS"));
   if (frameDelay !== undefined) opts.frameDelayMs = frameDelay;
   const bindDelay = nonNegativeInt("CALIBAN_SIM_BIND_DELAY_MS", envOpt(env, "CALIBAN_SIM_BIND_DELAY_MS"));

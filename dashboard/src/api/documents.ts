@@ -51,6 +51,7 @@ export const AGENT_EVENTS = `subscription DashboardAgentEvents($agentId: String!
       usage { input output cacheRead cacheCreation }
     }
     ... on InputSentEvent { text }
+    ... on InputFailedEvent { undeliveredText: text reason }
     ... on AgentGoneEvent { reason replacedBy }
     ... on IngestGapEvent { gapDetail: detail missedLines }
     ... on StorePersistFailedEvent { failDetail: detail lostSeq }

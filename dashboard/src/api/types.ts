@@ -138,6 +138,7 @@ export type FleetEvent = EventBase &
       }
     | { __typename: "InputSentEvent"; text: string }
     | { __typename: "InputEndedEvent" }
+    | { __typename: "InputFailedEvent"; undeliveredText: string | null; reason: string }
     | { __typename: "AgentGoneEvent"; reason: string; replacedBy: string | null }
     | { __typename: "IngestGapEvent"; gapDetail: string; missedLines: number | null }
     | { __typename: "StorePersistFailedEvent"; failDetail: string; lostSeq: number }

@@ -120,6 +120,13 @@ export class Timeline {
         return this.push({ kind: "input", ts: e.ts, text: e.text });
       case "InputEndedEvent":
         return this.push({ kind: "note", ts: e.ts, text: "Input ended by the operator.", warn: false });
+      case "InputFailedEvent":
+        return this.push({
+          kind: "note",
+          ts: e.ts,
+          text: `${e.undeliveredText === null ? "Ending the input" : "The input above"} did not reach the agent: ${e.reason}`,
+          warn: true,
+        });
       case "AgentGoneEvent":
         return this.push({
           kind: "note",

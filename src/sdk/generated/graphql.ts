@@ -18,7 +18,7 @@ export type AgentFilter = {
 
 /** caliband's agent status (protocol §2.1); UNKNOWN for a status this gateway does not know. */
 export type AgentStatus =
-  /** Was running when its daemon restarted (terminal). */
+  /** Was running when its daemon restarted, or disappeared from its daemon's list while live (removed on the daemon directly, lost record, respawned away): it ended without an outcome we could observe (terminal). */
   | 'CRASHED'
   /** The worker exited 0 (terminal). */
   | 'DONE'
@@ -26,7 +26,7 @@ export type AgentStatus =
   | 'FAILED'
   /** An interactive agent waiting for input. */
   | 'IDLE'
-  /** Stopped by a kill request (terminal). */
+  /** Stopped by a kill request, or removed with force while live (caliband stops the worker; terminal). */
   | 'KILLED'
   /** The worker is working on a turn. */
   | 'RUNNING'
@@ -81,6 +81,7 @@ export type EventKind =
   | 'AGENT_SPAWNED'
   | 'INGEST_GAP'
   | 'INPUT_ENDED'
+  | 'INPUT_FAILED'
   | 'INPUT_SENT'
   | 'OUTPUT'
   | 'STATUS_CHANGED'
@@ -185,8 +186,10 @@ export type SpawnAgentMutationVariables = Exact<{
 
 
 export type SpawnAgentMutation = { spawnAgent:
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -204,8 +207,10 @@ export type KillAgentMutationVariables = Exact<{
 
 export type KillAgentMutation = { killAgent:
     | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -223,8 +228,10 @@ export type RespawnAgentMutationVariables = Exact<{
 
 export type RespawnAgentMutation = { respawnAgent:
     | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -241,8 +248,10 @@ export type RemoveAgentMutationVariables = Exact<{
 
 
 export type RemoveAgentMutation = { removeAgent:
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -260,8 +269,10 @@ export type DrainAgentMutationVariables = Exact<{
 
 
 export type DrainAgentMutation = { drainAgent:
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'DrainAgentPayload', killed: boolean, agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
@@ -280,8 +291,10 @@ export type SendAgentInputMutationVariables = Exact<{
 
 export type SendAgentInputMutation = { sendAgentInput:
     | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -298,8 +311,10 @@ export type EndAgentInputMutationVariables = Exact<{
 
 export type EndAgentInputMutation = { endAgentInput:
     | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -329,9 +344,11 @@ export type CreateTokenMutationVariables = Exact<{
 
 
 export type CreateTokenMutation = { createToken:
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'CreateTokenPayload', secret: string, token: { id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean } }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -347,8 +364,10 @@ export type RevokeTokenMutationVariables = Exact<{
 
 
 export type RevokeTokenMutation = { revokeToken:
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -384,6 +403,7 @@ export type AgentEventsPageQuery = { events: { nodes: Array<
       | { __typename: 'Gap', seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
       | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'InputEndedEvent', ended: boolean, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'InputFailedEvent', reason: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
       | { __typename: 'InputSentEvent', text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: string, text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -409,6 +429,7 @@ export type AgentEventsSubscription = { agentEvents:
     | { __typename: 'Gap', seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
     | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'InputEndedEvent', ended: boolean, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'InputFailedEvent', reason: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
     | { __typename: 'InputSentEvent', text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: string, text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -420,9 +441,13 @@ export type AgentEventsSubscription = { agentEvents:
     | { __typename: 'WorkspaceHealthEvent', state: HealthState, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
    };
 
+type ErrorFields_CalibandNotInstalledError_Fragment = { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string };
+
 type ErrorFields_ConflictError_Fragment = { __typename: 'ConflictError', code: string, message: string };
 
 type ErrorFields_DaemonRefusedError_Fragment = { __typename: 'DaemonRefusedError', code: string, message: string };
+
+type ErrorFields_DaemonStartFailedError_Fragment = { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string };
 
 type ErrorFields_ForbiddenError_Fragment = { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string };
 
@@ -439,8 +464,10 @@ type ErrorFields_UnreachableError_Fragment = { __typename: 'UnreachableError', e
 type ErrorFields_ValidationError_Fragment = { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> };
 
 export type ErrorFieldsFragment =
+  | ErrorFields_CalibandNotInstalledError_Fragment
   | ErrorFields_ConflictError_Fragment
   | ErrorFields_DaemonRefusedError_Fragment
+  | ErrorFields_DaemonStartFailedError_Fragment
   | ErrorFields_ForbiddenError_Fragment
   | ErrorFields_InvalidStateError_Fragment
   | ErrorFields_NotFoundError_Fragment
@@ -472,6 +499,8 @@ type TimelineEvent_IngestGapEvent_Fragment = { __typename: 'IngestGapEvent', det
 
 type TimelineEvent_InputEndedEvent_Fragment = { __typename: 'InputEndedEvent', ended: boolean, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
+type TimelineEvent_InputFailedEvent_Fragment = { __typename: 'InputFailedEvent', reason: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null };
+
 type TimelineEvent_InputSentEvent_Fragment = { __typename: 'InputSentEvent', text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
 type TimelineEvent_OutputEvent_Fragment = { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: string, text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
@@ -498,6 +527,7 @@ export type TimelineEventFragment =
   | TimelineEvent_Gap_Fragment
   | TimelineEvent_IngestGapEvent_Fragment
   | TimelineEvent_InputEndedEvent_Fragment
+  | TimelineEvent_InputFailedEvent_Fragment
   | TimelineEvent_InputSentEvent_Fragment
   | TimelineEvent_OutputEvent_Fragment
   | TimelineEvent_StatusChangedEvent_Fragment
@@ -552,8 +582,10 @@ export type AddWorkspaceMutationVariables = Exact<{
 
 export type AddWorkspaceMutation = { addWorkspace:
     | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -569,8 +601,10 @@ export type RemoveWorkspaceMutationVariables = Exact<{
 
 
 export type RemoveWorkspaceMutation = { removeWorkspace:
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -589,8 +623,10 @@ export type UpdateWorkspaceConfigMutationVariables = Exact<{
 
 
 export type UpdateWorkspaceConfigMutation = { updateWorkspaceConfig:
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ConflictError', code: string, message: string }
     | { __typename: 'DaemonRefusedError', code: string, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
     | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
     | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
@@ -649,6 +685,20 @@ export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
   ... on UnreachableError {
     endpoint
     reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
   }
   ... on ProviderMisconfiguredError {
     field
@@ -818,6 +868,10 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
   ... on InputEndedEvent {
     ended
   }
+  ... on InputFailedEvent {
+    undeliveredText: text
+    reason
+  }
   ... on AgentGoneEvent {
     reason
     replacedBy
@@ -962,6 +1016,20 @@ export const SpawnAgentDocument = new TypedDocumentString(`
     endpoint
     reason
   }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
   ... on ProviderMisconfiguredError {
     field
   }
@@ -1029,6 +1097,20 @@ export const KillAgentDocument = new TypedDocumentString(`
   ... on UnreachableError {
     endpoint
     reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
   }
   ... on ProviderMisconfiguredError {
     field
@@ -1098,6 +1180,20 @@ export const RespawnAgentDocument = new TypedDocumentString(`
     endpoint
     reason
   }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
   ... on ProviderMisconfiguredError {
     field
   }
@@ -1165,6 +1261,20 @@ export const RemoveAgentDocument = new TypedDocumentString(`
   ... on UnreachableError {
     endpoint
     reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
   }
   ... on ProviderMisconfiguredError {
     field
@@ -1235,6 +1345,20 @@ export const DrainAgentDocument = new TypedDocumentString(`
     endpoint
     reason
   }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
   ... on ProviderMisconfiguredError {
     field
   }
@@ -1303,6 +1427,20 @@ export const SendAgentInputDocument = new TypedDocumentString(`
     endpoint
     reason
   }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
   ... on ProviderMisconfiguredError {
     field
   }
@@ -1370,6 +1508,20 @@ export const EndAgentInputDocument = new TypedDocumentString(`
   ... on UnreachableError {
     endpoint
     reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
   }
   ... on ProviderMisconfiguredError {
     field
@@ -1484,6 +1636,20 @@ fragment ErrorFields on Error {
     endpoint
     reason
   }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
   ... on ProviderMisconfiguredError {
     field
   }
@@ -1537,6 +1703,20 @@ fragment ErrorFields on Error {
   ... on UnreachableError {
     endpoint
     reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
   }
   ... on ProviderMisconfiguredError {
     field
@@ -1672,6 +1852,10 @@ fragment TimelineEvent on FleetEvent {
   ... on InputEndedEvent {
     ended
   }
+  ... on InputFailedEvent {
+    undeliveredText: text
+    reason
+  }
   ... on AgentGoneEvent {
     reason
     replacedBy
@@ -1777,6 +1961,10 @@ fragment TimelineEvent on FleetEvent {
   }
   ... on InputEndedEvent {
     ended
+  }
+  ... on InputFailedEvent {
+    undeliveredText: text
+    reason
   }
   ... on AgentGoneEvent {
     reason
@@ -1974,6 +2162,20 @@ export const AddWorkspaceDocument = new TypedDocumentString(`
     endpoint
     reason
   }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
   ... on ProviderMisconfiguredError {
     field
   }
@@ -2041,6 +2243,20 @@ export const RemoveWorkspaceDocument = new TypedDocumentString(`
     endpoint
     reason
   }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
   ... on ProviderMisconfiguredError {
     field
   }
@@ -2084,6 +2300,20 @@ export const UpdateWorkspaceConfigDocument = new TypedDocumentString(`
   ... on UnreachableError {
     endpoint
     reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
   }
   ... on ProviderMisconfiguredError {
     field

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Frame" ADD COLUMN "bytes" BLOB;
+

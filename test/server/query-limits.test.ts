@@ -1,0 +1,206 @@
+// Issue 12 item 10: the documented page (`events(first: 1000)`) of a plain selection passes the
+// cost limit; abusive documents are still refused, however their page sizes are given (written in,
+// as variables, or left to the defaults); every refusal names its limit and carries a stable
+// `extensions.code`, over HTTP and over graphql-ws (one operation's error; the connection stays).
+// A real gateway on a real port (startAppHarness) with the caliband double.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { startAppHarness, type AppHarness, type GqlResponse } from "../helpers/app-harness.js";
+import { waitFor } from "../helpers/fleet-harness.js";
+import { QUERY_LIMITS } from "../../src/server/gateway.js";
+
+let h: AppHarness;
+let agentId: string;
+
+beforeAll(async () => {
+  h = await startAppHarness();
+  const r = await h.gql<{ spawnAgent: { agent: { agentId: string } } }>(
+    `mutation { spawnAgent(input: { workspace: "demo", prompt: "a run with events" }) { ... on SpawnAgentPayload { agent { agentId } } } }`,
+  );
+  agentId = r.data!.spawnAgent.agent.agentId;
+  await waitFor(() => h.app.fleet.state.agent(agentId)?.status === "done", 15_000, "the run to end");
+}, 30_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+/** A plain selection of a page of events: what a client paging through history asks for. */
+const PLAIN_PAGE = `edges { cursor node { __typename seq ts cursor streamKey workspace agentId } }
+  pageInfo { hasNextPage endCursor }`;
+
+/** The full timeline selection of the SDK (every event type's fields). */
+const TIMELINE_NODE = `__typename seq cursor ts streamKey workspace agentId
+  ... on AgentSpawnedEvent { name spec } ... on StatusChangedEvent { from to }
+  ... on TurnStartedEvent { turnIndex model messageId } ... on OutputEvent { turnIndex blockIndex stream text }
+  ... on ToolStartedEvent { turnIndex toolUseId name }
+  ... on ToolFinishedEvent { turnIndex toolUseId name ok input inputRaw resultText truncated durationMs }
+  ... on TurnCompletedEvent { turnIndex stopReason ttftMs tbtMs estimatedCostUsd usage { input output cacheRead cacheCreation } }
+  ... on AgentFinishedEvent { outcome detail turns estimatedCostUsd usage { input output cacheRead cacheCreation } }`;
+
+function expectRefused(r: GqlResponse<unknown>, code: string, limit: number, what: RegExp): void {
+  expect(r.data ?? null).toBeNull();
+  expect(r.errors).toHaveLength(1);
+  const e = r.errors![0]!;
+  expect(e.extensions).toMatchObject({ code, limit });
+  expect(e.message).toMatch(what);
+  expect(e.message).toContain(String(limit));
+  expect(e.message).not.toMatch(/syntax error/i);
+}
+
+describe("the cost of a page", () => {
+  it("events(first: 1000) with a plain selection passes, by literal and by variable, for an agent and a workspace", async () => {
+    const stored = await h.app.db.prisma.event.count({ where: { agentId } });
+    expect(stored).toBeGreaterThan(5);
+    const byAgent = await h.gql<{ events: { edges: { node: { seq: number } }[] } }>(
+      `{ events(agentId: "${agentId}", first: 1000) { ${PLAIN_PAGE} } }`,
+    );
+    expect(byAgent.errors).toBeUndefined();
+    expect(byAgent.data!.events.edges).toHaveLength(stored);
+    const byVariable = await h.gql<{ events: { edges: unknown[] } }>(
+      `query($n: Int) { events(workspace: "demo", first: $n) { ${PLAIN_PAGE} } }`,
+      { n: 1000 },
+    );
+    expect(byVariable.errors).toBeUndefined();
+    expect(byVariable.data!.events.edges.length).toBeGreaterThanOrEqual(stored);
+    // The nested form of the same page (one agent's events under agent(agentId:)).
+    const nested = await h.gql<{ agent: { events: { edges: unknown[] } } }>(
+      `{ agent(agentId: "${agentId}") { agentId events(first: 1000) { ${PLAIN_PAGE} } } }`,
+    );
+    expect(nested.errors).toBeUndefined();
+    expect(nested.data!.agent.events.edges).toHaveLength(stored);
+  });
+
+  it("the SDK's documents at their page sizes pass", async () => {
+    const timeline = await h.gql(
+      `query($id: String!, $n: Int) { events(agentId: $id, first: $n) { nodes { ${TIMELINE_NODE} } pageInfo { hasNextPage endCursor } } }`,
+      { id: agentId, n: 100 },
+    );
+    expect(timeline.errors).toBeUndefined();
+    const agents = await h.gql(
+      `query($n: Int) { agents(first: $n) { edges { cursor node { agentId name status terminal model interactive isolated startedAt finishedAt goneAt turns outcome estimatedCostUsd workspace { name } usage { input output cacheRead cacheCreation } } } pageInfo { hasNextPage endCursor } } }`,
+      { n: 500 },
+    );
+    expect(agents.errors).toBeUndefined();
+  });
+
+  it("a page of full timeline events, and pages nested in pages, are refused: written in, as variables, or by default", async () => {
+    const cases: [string, string, Record<string, unknown>?][] = [
+      ["timeline page", `{ events(agentId: "${agentId}", first: 1000) { nodes { ${TIMELINE_NODE} } } }`],
+      [
+        "nested literal",
+        `{ agents(first: 100) { edges { node { events(first: 1000) { nodes { seq ts } } } } } }`,
+      ],
+      [
+        "nested variables",
+        `query($a: Int, $e: Int) { agents(first: $a) { edges { node { events(first: $e) { nodes { seq ts } } } } } }`,
+        { a: 100, e: 1000 },
+      ],
+      [
+        "variable defaults",
+        `query($a: Int = 100, $e: Int = 1000) { agents(first: $a) { edges { node { events(first: $e) { nodes { seq ts } } } } } }`,
+      ],
+      [
+        "page sizes left out",
+        `{ workspaces { agents { edges { node { events { nodes { ${TIMELINE_NODE} } } } } } } }`,
+      ],
+      [
+        "aliases of variable pages",
+        `query($n: Int) { ${Array.from({ length: 10 }, (_, i) => `a${i}: events(workspace: "demo", first: $n) { nodes { seq ts cursor } }`).join(" ")} }`,
+        { n: 1000 },
+      ],
+    ];
+    for (const [what, query, variables] of cases) {
+      const r = await h.gql(query, variables);
+      expect(r.errors?.[0]?.extensions?.code, `${what}: ${JSON.stringify(r.errors)}`).toBe(
+        "QUERY_TOO_COSTLY",
+      );
+      expectRefused(
+        r,
+        "QUERY_TOO_COSTLY",
+        QUERY_LIMITS.maxCost,
+        /query cost limit of 20000 exceeded, found \d+/i,
+      );
+      expect(r.errors![0]!.extensions!.found as number).toBeGreaterThan(QUERY_LIMITS.maxCost);
+    }
+  });
+});
+
+/** 16 levels (> 12; armor stops counting at 13). */
+const DEEP_QUERY =
+  "{ agents(first: 1) { edges { node { workspace { agents(first: 1) { edges { node { workspace { agents(first: 1) { edges { node { workspace { name } } } } } } } } } } } } }";
+const ALIASES_QUERY = `{ ${Array.from({ length: QUERY_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: version`).join(" ")} }`;
+const TOKENS_QUERY = `{ viewer { ${"name ".repeat(QUERY_LIMITS.maxTokens)} } }`;
+const DIRECTIVES_QUERY = `{ ${"__typename @skip(if: false) ".repeat(QUERY_LIMITS.maxDirectives + 1)} }`;
+const COSTLY_QUERY = `{ agents(first: 100) { edges { node { events(first: 1000) { nodes { seq } } } } } }`;
+const COSTLY_BY_VARIABLES = {
+  query: `query($n: Int) { agents(first: $n) { edges { node { events(first: $n) { nodes { seq } } } } } }`,
+  variables: { n: 500 },
+};
+
+const LIMIT_CASES: [string, string, number, RegExp][] = [
+  [DEEP_QUERY, "QUERY_TOO_DEEP", QUERY_LIMITS.maxDepth, /query depth limit of 12 exceeded, found \d+/i],
+  [ALIASES_QUERY, "TOO_MANY_ALIASES", QUERY_LIMITS.maxAliases, /aliases limit of 30 exceeded, found 31/i],
+  [TOKENS_QUERY, "TOO_MANY_TOKENS", QUERY_LIMITS.maxTokens, /token limit of 5000 exceeded/i],
+  [DIRECTIVES_QUERY, "TOO_MANY_DIRECTIVES", QUERY_LIMITS.maxDirectives, /directives limit of 50 exceeded/i],
+  [COSTLY_QUERY, "QUERY_TOO_COSTLY", QUERY_LIMITS.maxCost, /query cost limit of 20000 exceeded/i],
+];
+
+describe("refusals name their limit and carry a code", () => {
+  it("over HTTP", async () => {
+    for (const [query, code, limit, what] of LIMIT_CASES)
+      expectRefused(await h.gql(query), code, limit, what);
+    // A real syntax error is still one.
+    const bad = await h.gql("{ viewer { name ");
+    expect(bad.errors?.[0]?.message).toMatch(/^Syntax Error/);
+  });
+
+  it("over graphql-ws: one operation's error, the connection and its other operations go on", async () => {
+    const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+    const messages: { id?: string; type: string; payload?: unknown }[] = [];
+    let closed: number | null = null;
+    ws.on("message", (d: Buffer) => messages.push(JSON.parse(d.toString()) as (typeof messages)[number]));
+    ws.on("close", (c: number) => (closed = c));
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    ws.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${h.token}` } }));
+    await waitFor(() => messages.some((m) => m.type === "connection_ack"), 5_000, "connection_ack");
+    const ofOp = (id: string) => messages.filter((m) => m.id === id);
+    const ended = (id: string) => ofOp(id).some((m) => m.type === "complete" || m.type === "error");
+    const run = async (id: string, payload: { query: string; variables?: Record<string, unknown> }) => {
+      ws.send(JSON.stringify({ id, type: "subscribe", payload }));
+      await waitFor(() => ended(id), 10_000, `operation ${id}`);
+      return ofOp(id);
+    };
+    const errorsOf = (msgs: { type: string; payload?: unknown }[]) => {
+      const m = msgs[0]!;
+      if (m.type === "error") return m.payload as { message: string; extensions?: Record<string, unknown> }[];
+      expect(m.type).toBe("next");
+      expect((m.payload as { data?: unknown }).data ?? null).toBeNull();
+      return (m.payload as { errors: { message: string; extensions?: Record<string, unknown> }[] }).errors;
+    };
+    let i = 0;
+    for (const [query, code, limit, what] of LIMIT_CASES) {
+      const errors = errorsOf(await run(`bad${i++}`, { query }));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.extensions).toMatchObject({ code, limit });
+      expect(errors[0]!.message).toMatch(what);
+    }
+    const byVariables = errorsOf(await run("vars", COSTLY_BY_VARIABLES));
+    expect(byVariables[0]!.extensions).toMatchObject({
+      code: "QUERY_TOO_COSTLY",
+      limit: QUERY_LIMITS.maxCost,
+    });
+    // The connection is still open and answers the documented page.
+    const ok = await run("ok", {
+      query: `query($id: String!) { events(agentId: $id, first: 1000) { ${PLAIN_PAGE} } }`,
+      variables: { id: agentId },
+    });
+    expect(ok[0]).toMatchObject({ type: "next" });
+    expect((ok[0]!.payload as { errors?: unknown }).errors).toBeUndefined();
+    expect(closed).toBeNull();
+    expect(ws.readyState).toBe(WebSocket.OPEN);
+    ws.close();
+  });
+});
