@@ -190,9 +190,18 @@ function boundArgs(args: unknown): unknown {
   };
 }
 
+/**
+ * `text` with everything that looks like a Prospero token secret (`prospero_` and 20 or more
+ * base64url characters) replaced by {@link REDACTED}. Pure. Also used for other text the gateway
+ * keeps from outside (a failed worker's log tail, src/fleet/worker-log.ts).
+ */
+export function redactTokenSecrets(text: string): string {
+  return text.replace(SECRET_PATTERN, REDACTED);
+}
+
 /** A string fit for the audit log: token secrets redacted, cut at {@link MAX_AUDIT_STRING}. */
 function boundString(value: string): string {
-  const clean = value.replace(SECRET_PATTERN, REDACTED);
+  const clean = redactTokenSecrets(value);
   return clean.length > MAX_AUDIT_STRING
     ? `${clean.slice(0, MAX_AUDIT_STRING)}… (${value.length} characters)`
     : clean;

@@ -61,6 +61,12 @@ const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 export const SHUTDOWN_DEADLINE_MS = 30_000;
 
 /**
+ * Hands `serve` a stop signal that arrived before its handlers were in place (the name, or null);
+ * set by {@link main}.
+ */
+let takeHeldSignal: () => string | null = () => null;
+
+/**
  * `prospero serve`. Exit codes: 0 stopped by SIGINT/SIGTERM/SIGHUP (also while still starting:
  * whatever had started is undone); 2 a bad setting (flag or env value, PROSPERO_ADMIN_TOKEN, an
  * unusable --data-dir, a --bind that is no address of this machine); 1 any other start-up failure
@@ -91,6 +97,9 @@ async function serve(opts: ServeOptions): Promise<void> {
     if (app) void stop(app, logger!);
   };
   for (const s of STOP_SIGNALS) process.on(s, () => onSignal(s));
+  // One that came while the sources were loading was held by bin/prospero.js: it counts the same.
+  const early = takeHeldSignal();
+  if (early !== null) onSignal(early);
   // A closed stderr must not crash the process from a write of ours (the log handles its own).
   process.stderr.on("error", () => {});
 
@@ -250,8 +259,17 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Entry point: parse argv and run. */
-export async function main(argv: string[] = process.argv): Promise<void> {
+/**
+ * Entry point: parse argv and run.
+ * @param opts.takeHeldSignal for `serve`: stop its holding of SIGINT/SIGTERM/SIGHUP and return the
+ *   first one it caught, or null (bin/prospero.js holds them from its first line, so a signal
+ *   while the sources load stops the gateway cleanly instead of killing it).
+ */
+export async function main(
+  argv: string[] = process.argv,
+  opts: { takeHeldSignal?: () => string | null } = {},
+): Promise<void> {
+  takeHeldSignal = opts.takeHeldSignal ?? (() => null);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -1,9 +1,10 @@
 /**
  * Human-readable rendering of an agent's event stream for `prospero follow`: consecutive text of
  * one content block merged into one paragraph, tool calls with their input and result, turn
- * usage, and the final outcome with its cost. Pure: it writes strings to a sink. Every string of
- * an event (agent text, tool input and result, prompt, names, reasons) passes through sanitize.ts
- * `safeText` before it is colored, so what an agent or user wrote cannot act on the terminal.
+ * usage, the final outcome with its cost, and a failed run's end of worker.log. Pure: it writes
+ * strings to a sink. Every string of an event (agent text, tool input and result, prompt, names,
+ * reasons, worker log lines) passes through sanitize.ts `safeText` before it is colored, so what an
+ * agent or user wrote cannot act on the terminal.
  */
 import type { AgentEvent, GapEvent } from "../sdk/index.js";
 import { clock, duration, int, truncate, usd } from "./format.js";
@@ -136,6 +137,18 @@ export class TimelineRenderer {
       case "StorePersistFailedEvent":
         this.line(t, c.red(`! event ${e.lostSeq} was shown live but not stored: ${e.detail}`));
         break;
+      case "WorkerLogEvent": {
+        const code =
+          e.exitCode === null ? "exit code unknown" : `exit code ${e.exitCode}, inferred from its RunEnd`;
+        this.line(t, c.red(`! ${e.endStatus.toLowerCase()}: worker.log (${code})`));
+        if (e.logTail === null) this.line(t, c.dim(`  not available: ${e.logReason ?? "unknown reason"}`));
+        else if (e.logTail === "") this.line(t, c.dim("  (empty)"));
+        else {
+          if (e.logTruncated) this.write(`         ${c.dim("│ … (earlier lines left out)")}\n`);
+          for (const l of e.logTail.split("\n")) this.write(`         ${c.dim("│")} ${l}\n`);
+        }
+        break;
+      }
       case "WorkspaceHealthEvent":
         this.line(
           t,

@@ -12,6 +12,9 @@
  * - operator input (not echoed by the worker, §3.5): `input_sent {text}`, `input_ended`, both
  *   recorded before the write to the worker; `input_failed {text,reason}` when that write failed
  * - ingest bookkeeping: `ingest_gap {missedLines,missedBytes,reason,detail}`, `store_persist_failed {lostSeq,detail}`
+ * - why a run failed: `worker_log {status,tail,truncated,bytes,exitCode,reason}`, stored just before
+ *   the `status_changed` that ends a run `failed` or `crashed` (in the same transaction, so before
+ *   the stream completes), or after `agent_discovered` for a run first seen already ended
  */
 import { z } from "zod";
 
@@ -106,6 +109,27 @@ export const PayloadSchemas = {
     reason: z.enum(INGEST_GAP_REASONS).nullable().default(null),
   }),
   store_persist_failed: z.object({ lostSeq: z.number().int(), detail: z.string() }),
+  /**
+   * The end of the worker's `<session_dir>/worker.log` (its stdout+stderr, protocol §5.4: where
+   * preflight failures show up) for a run that ended `failed` or `crashed` (issue 12 item 7):
+   * - `status`: the status the run ended with (`failed` or `crashed`);
+   * - `tail`: its last lines (bounded in lines and bytes, UTF-8, token-shaped secrets redacted), or
+   *   null when the file could not be read (then `reason` says why);
+   * - `truncated`: earlier lines (or the start of an over-long line) were left out;
+   * - `bytes`: the file's size when read, bytes (null when not read);
+   * - `exitCode`: the worker's exit code inferred from the run's RunEnd stop condition (§5.4
+   *   mapping; caliband does not report exit codes), null when no RunEnd was read or its stop
+   *   condition is unknown;
+   * - `reason`: why `tail` is null (file missing: a remote daemon's, or removed), else null.
+   */
+  worker_log: z.object({
+    status: z.string(),
+    tail: z.string().nullable(),
+    truncated: z.boolean(),
+    bytes: z.number().int().nonnegative().nullable(),
+    exitCode: z.number().int().nullable(),
+    reason: z.string().nullable(),
+  }),
 } as const;
 
 /** Every event kind. */

@@ -269,7 +269,10 @@ export class Poller {
         const view = state.agent(r.id);
         if (!view || view.workspace !== ws.name) continue;
         const target = ingestTargetOf(view, r);
-        if (!target) continue;
+        if (!target) {
+          if (isTerminal(view.status)) await recorder.endedBeforeDiscovery(ws.name, r.id);
+          continue;
+        }
         if (isTerminal(view.status)) {
           // Recorded as the daemon says; the stream may know better (a RunEnd it reached).
           const end = await ingest.finish(target);
@@ -277,6 +280,8 @@ export class Poller {
           if (status !== null && status !== view.status) {
             await recorder.statusChanged(ws.name, r.id, view.status, status, r.endpoint);
           }
+          // Why it failed, once its output (a RunEnd's stop condition) is in (issue 12 item 7).
+          await recorder.endedBeforeDiscovery(ws.name, r.id);
         } else ingest.ensure(target);
       } else if (change.type === "status_changed") {
         const view = state.agent(change.id);

@@ -8,18 +8,23 @@
  *   status first ({@link GONE_WHILE_LIVE_STATUS});
  * - a recorded terminal status is never replaced by a live one (the daemon never moves an id out
  *   of a terminal status, protocol §2.1; a list sent before our own kill could still say running);
- * - an agent id recorded for one workspace is never moved to another ({@link Recorder.discovered}).
+ * - an agent id recorded for one workspace is never moved to another ({@link Recorder.discovered});
+ * - a run that ends `failed` or `crashed` keeps why (issue 12 item 7): the end of its worker.log and
+ *   the exit code its RunEnd implies, as a `worker_log` event stored right before the terminal
+ *   `status_changed` (same transaction) and on the run's row ({@link Recorder.statusChanged},
+ *   {@link Recorder.gone}, {@link Recorder.endedBeforeDiscovery}).
  */
 import type { AgentRecord, Endpoint } from "../caliband/wire.js";
 import { isTerminal } from "../caliband/wire.js";
 import { Conflict } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../log.js";
-import { setGoneOp, setStatusOp, upsertAgentOp, type NewAgentRow } from "../store/agents.js";
+import { setFailureOp, setGoneOp, setStatusOp, upsertAgentOp, type NewAgentRow } from "../store/agents.js";
 import type { EventStore } from "../store/events.js";
-import type { NewEvent } from "../events/index.js";
+import type { NewEvent, PayloadOf } from "../events/index.js";
 import type { FleetMetrics } from "./metrics.js";
 import type { AgentView, FleetState } from "./state.js";
+import { FAILURE_STATUSES, exitCodeOfOutcome, readWorkerLogTail } from "./worker-log.js";
 
 /** Why caliband stopped listing an agent (`agent_gone.reason`). */
 export type GoneReason = "removed" | "respawned" | "vanished";
@@ -185,7 +190,9 @@ export class Recorder {
    * own kill or a stale daemon record may still say running/idle): that is logged and ignored; nor
    * is a "change" to the status already recorded. A terminal-to-terminal change (caliband's kill
    * overwrites any status, §1.7) is recorded but keeps the first `finishedAt`. `finishedAt`: when the run ended by its stream (the RunEnd's write
-   * time, issue 12 item 6), used instead of now when this change ends the run.
+   * time, issue 12 item 6), used instead of now when this change ends the run. A change that ends
+   * the run `failed` or `crashed` is preceded, in the same transaction, by its `worker_log` (issue
+   * 12 item 7), so an agent's stream delivers it before it completes.
    */
   async statusChanged(
     workspace: string,
@@ -206,10 +213,70 @@ export class Recorder {
     }
     const at = this.now();
     const ends = isTerminal(to) && !(recorded !== undefined ? isTerminal(recorded) : isTerminal(from));
-    await this.store.append([this.ev("status_changed", workspace, id, { from, to })], {
-      extra: (db) => [setStatusOp(db, id, to, finishedAt ?? new Date(at), ends)],
+    const failure = ends && FAILURE_STATUSES.has(to) ? await this.failure(workspace, id, to) : null;
+    const events = [this.ev("status_changed", workspace, id, { from, to })];
+    if (failure) events.unshift(this.ev("worker_log", workspace, id, failure));
+    await this.store.append(events, {
+      extra: (db) => [
+        setStatusOp(db, id, to, finishedAt ?? new Date(at), ends),
+        ...(failure ? [setFailureOp(db, id, failure)] : []),
+      ],
     });
     this.state.patch(id, { status: to, ...(endpoint ? { endpoint } : {}) });
+  }
+
+  /**
+   * Why the run `id` ended `status` (failed or crashed): the tail of its worker.log, read now (a
+   * crashed run's worker may still be writing), and the exit code its RunEnd's stop condition
+   * implies (null without one). The session dir comes from the served view, else the run table.
+   * Never throws: whatever goes wrong is the payload's `reason`.
+   */
+  private async failure(workspace: string, id: string, status: string): Promise<PayloadOf<"worker_log">> {
+    try {
+      let sessionDir = this.state.agent(id)?.sessionDir ?? "";
+      let outcome: string | null = null;
+      if (this.db) {
+        const row = await this.db.agent.findUnique({
+          where: { id },
+          select: { sessionDir: true, outcome: true },
+        });
+        if (row) {
+          outcome = row.outcome;
+          if (sessionDir === "") sessionDir = row.sessionDir;
+        }
+      }
+      const log = await readWorkerLogTail(sessionDir);
+      return { status, ...log, exitCode: exitCodeOfOutcome(outcome) };
+    } catch (err) {
+      this.log.warn({ err, workspace, agent: id }, "could not read why the run failed");
+      const reason = `worker.log could not be read: ${err instanceof Error ? err.message : String(err)}`;
+      return { status, tail: null, truncated: false, bytes: null, exitCode: null, reason };
+    }
+  }
+
+  /**
+   * A run first seen already ended (discovered with a terminal status, after its output was
+   * ingested and its status settled): when it ended `failed` or `crashed` and nothing says why
+   * yet, record it as for a run that ends under our eyes — a `worker_log` event (after its
+   * `agent_discovered`; no `status_changed` follows) and the row's failure fields. Nothing for any
+   * other status, or a run not recorded for `workspace`.
+   */
+  async endedBeforeDiscovery(workspace: string, id: string): Promise<void> {
+    let status = this.state.agent(id)?.status ?? null;
+    if (this.db) {
+      const row = await this.db.agent.findUnique({
+        where: { id },
+        select: { workspace: true, status: true, failureLogTail: true, failureReason: true },
+      });
+      if (!row || row.workspace !== workspace) return;
+      if (row.failureLogTail !== null || row.failureReason !== null) return; // already recorded
+      status = row.status;
+    }
+    if (status === null || !FAILURE_STATUSES.has(status)) return;
+    const failure = await this.failure(workspace, id, status);
+    await this.store.append([this.ev("worker_log", workspace, id, failure)], {
+      extra: (db) => [setFailureOp(db, id, failure)],
+    });
   }
 
   /**
@@ -217,7 +284,9 @@ export class Recorder {
    * recorded status is still live ends first: `status_changed` to
    * {@link GONE_WHILE_LIVE_STATUS}[reason] (with `finishedAt`) and `agent_gone`, in that order and in
    * one transaction, so the run is terminal and its `agentEvents` stream completes (issue 12 item
-   * 5). Callers finish ingesting the run before calling this (the poller, rm and respawn do).
+   * 5). Callers finish ingesting the run before calling this (the poller, rm and respawn do). A run
+   * ended `crashed` here gets its `worker_log` first (issue 12 item 7; after `rm`/`respawn` the
+   * daemon has deleted the file with the session dir, and the event says so).
    */
   async gone(
     workspace: string,
@@ -228,12 +297,15 @@ export class Recorder {
     const at = this.now();
     const recorded = await this.recordedStatus(id);
     const end = recorded !== null && !isTerminal(recorded) ? GONE_WHILE_LIVE_STATUS[reason] : null;
+    const failure = end !== null && FAILURE_STATUSES.has(end) ? await this.failure(workspace, id, end) : null;
     const events: NewEvent[] = [];
+    if (failure) events.push(this.ev("worker_log", workspace, id, failure));
     if (end !== null) events.push(this.ev("status_changed", workspace, id, { from: recorded!, to: end }));
     events.push(this.ev("agent_gone", workspace, id, { reason, replacedBy }));
     await this.store.append(events, {
       extra: (db) => [
         ...(end !== null ? [setStatusOp(db, id, end, new Date(at), true)] : []),
+        ...(failure ? [setFailureOp(db, id, failure)] : []),
         setGoneOp(db, id, new Date(at)),
       ],
     });

@@ -65,6 +65,39 @@ const AgentSpecRef = builder.objectRef<AgentSpecView>("AgentSpec").implement({
   }),
 });
 
+/** Why a failed or crashed run failed (the row's failure columns, issue 12 item 7). */
+interface RunFailureView {
+  logTail: string | null;
+  logTruncated: boolean;
+  exitCode: number | null;
+  reason: string | null;
+}
+
+const RunFailureRef = builder.objectRef<RunFailureView>("RunFailure").implement({
+  description:
+    "Why a run ended FAILED or CRASHED, as recorded when it ended (its WorkerLogEvent): the end of the worker's log and the exit code its RunEnd implies.",
+  fields: (t) => ({
+    logTail: t.exposeString("logTail", {
+      nullable: true,
+      description:
+        "The last lines of the worker's `<session_dir>/worker.log` (its stdout and stderr: where preflight failures such as a missing API key show up), at most 40 lines and 8 KiB, token-shaped secrets replaced by `[redacted]`, control characters kept (sanitize before printing); null when the file could not be read (see `reason`).",
+    }),
+    logTruncated: t.exposeBoolean("logTruncated", {
+      description: "Earlier lines (or the start of an over-long line) were left out of `logTail`.",
+    }),
+    exitCode: t.exposeInt("exitCode", {
+      nullable: true,
+      description:
+        "The worker's exit code, inferred from the run's RunEnd stop condition (0 EndOfTurn, 75 MaxTurnsReached, 124 Cancelled, 1 any failure; protocol §5.4) because caliband does not report exit codes; null when no RunEnd was read (a preflight failure, a fatal stream error, a lost worker) or its stop condition is unknown.",
+    }),
+    reason: t.exposeString("reason", {
+      nullable: true,
+      description:
+        "Why `logTail` is null: the file does not exist here (a daemon on another machine, or removed with the session dir) or could not be read; null when it was read.",
+    }),
+  }),
+});
+
 const EventEdgeRef = builder.objectRef<EventItem>("FleetEventEdge").implement({
   description: "An event and its cursor.",
   fields: (t) => ({
@@ -192,6 +225,21 @@ builder.prismaNode("Agent", {
     outcome: t.exposeString("outcome", {
       nullable: true,
       description: "StopCondition name of the run's end (RunEnd); null if none was seen.",
+    }),
+    failure: t.field({
+      type: RunFailureRef,
+      nullable: true,
+      description:
+        "Why the run failed: recorded when it ends FAILED or CRASHED (null before, and for a run that did not fail).",
+      resolve: (a) =>
+        a.failureLogTail === null && a.failureReason === null
+          ? null
+          : {
+              logTail: a.failureLogTail,
+              logTruncated: a.failureLogTruncated ?? false,
+              exitCode: a.exitCode,
+              reason: a.failureReason,
+            },
     }),
     usage: t.field({
       type: TokenUsageRef,

@@ -63,6 +63,7 @@ const TYPE_OF_KIND: Record<EventKind, string> = {
   input_failed: "InputFailedEvent",
   ingest_gap: "IngestGapEvent",
   store_persist_failed: "StorePersistFailedEvent",
+  worker_log: "WorkerLogEvent",
 };
 
 export const EventKindEnum = builder.enumType("EventKind", {
@@ -328,6 +329,46 @@ eventType("store_persist_failed", "An event was delivered live but could not be 
   lostSeq: t.int({ description: "Seq of the event that was not stored.", resolve: (e) => e.payload.lostSeq }),
   detail: t.string({ description: "The store error.", resolve: (e) => e.payload.detail }),
 }));
+
+eventType(
+  "worker_log",
+  "Why the run failed, as far as the gateway can see: the end of the worker's log (caliband appends the worker's stdout and stderr to `<session_dir>/worker.log`; preflight failures such as a missing API key show up only there) and the exit code its RunEnd implies. Stored for a run that ends FAILED or CRASHED, right before the StatusChangedEvent that ends it (for a run first seen already ended: after its AgentDiscoveredEvent). The same facts are the agent's `failure`.",
+  (t) => ({
+    status: t.field({
+      type: AgentStatusEnum,
+      description: "The status the run ended with: FAILED or CRASHED.",
+      resolve: (e) => statusValue(e.payload.status),
+    }),
+    logTail: t.string({
+      nullable: true,
+      description:
+        "The last lines of worker.log (at most 40 lines and 8 KiB, UTF-8, token-shaped secrets such as API keys replaced by `[redacted]`; control characters kept: sanitize before printing); null when the file could not be read (see `reason`).",
+      resolve: (e) => e.payload.tail,
+    }),
+    logTruncated: t.boolean({
+      description: "Earlier lines (or the start of an over-long line) were left out of `logTail`.",
+      resolve: (e) => e.payload.truncated,
+    }),
+    logBytes: t.float({
+      nullable: true,
+      description:
+        "Size of worker.log when it was read, bytes (a Float: it may exceed 2^31); null when unread.",
+      resolve: (e) => e.payload.bytes,
+    }),
+    exitCode: t.int({
+      nullable: true,
+      description:
+        "The worker's exit code, inferred from the run's RunEnd stop condition (0 EndOfTurn, 75 MaxTurnsReached, 124 Cancelled, 1 any failure; protocol §5.4) because caliband does not report exit codes; null when no RunEnd was read (a preflight failure, a fatal stream error, a killed or lost worker) or its stop condition is unknown.",
+      resolve: (e) => e.payload.exitCode,
+    }),
+    reason: t.string({
+      nullable: true,
+      description:
+        "Why `logTail` is null: the file does not exist here (a daemon on another machine, or removed with the session dir) or could not be read; null when it was read.",
+      resolve: (e) => e.payload.reason,
+    }),
+  }),
+);
 
 builder.objectRef<GapItem>("Gap").implement({
   description:

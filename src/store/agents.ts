@@ -61,3 +61,28 @@ export function setStatusOp(
 export function setGoneOp(db: PrismaClient, id: string, at: Date): PendingOp {
   return db.agent.update({ where: { id }, data: { goneAt: at } });
 }
+
+/** Why a run failed, as stored on its row (issue 12 item 7; see the `worker_log` event). */
+export interface RunFailureRow {
+  /** Last lines of worker.log, secrets redacted; null when it could not be read. */
+  tail: string | null;
+  /** Earlier lines were left out of `tail`. */
+  truncated: boolean;
+  /** Exit code inferred from the RunEnd's stop condition; null when not known. */
+  exitCode: number | null;
+  /** Why `tail` is null; null when it was read. */
+  reason: string | null;
+}
+
+/** Record why a run failed (the row's `failureLogTail`, `failureLogTruncated`, `exitCode`, `failureReason`). */
+export function setFailureOp(db: PrismaClient, id: string, f: RunFailureRow): PendingOp {
+  return db.agent.update({
+    where: { id },
+    data: {
+      failureLogTail: f.tail,
+      failureLogTruncated: f.truncated,
+      exitCode: f.exitCode,
+      failureReason: f.reason,
+    },
+  });
+}

@@ -127,21 +127,42 @@ export function applyMigrations(
     `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
      VALUES (?, ?, ?, ?, NULL, NULL, ?, 1)`,
   );
-  for (const m of migrations) {
-    if (applied.has(m.name)) continue;
-    const startedAt = new Date().toISOString();
-    const run = db.transaction(() => {
-      db.exec(m.sql);
-      insert.run(randomUUID(), m.checksum, new Date().toISOString(), m.name, startedAt);
-    });
-    try {
-      run();
-    } catch (err) {
-      throw new StartupError(`migration ${m.name} failed and was rolled back: ${(err as Error).message}`, {
-        cause: err,
+  const pending = migrations.filter((m) => !applied.has(m.name));
+  if (pending.length === 0) return result;
+  // Foreign keys are off while migrations run, as `prisma migrate` runs them: Prisma's SQLite
+  // migrations rebuild a changed table (CREATE new_X, copy, DROP X, rename) and rely on their own
+  // `PRAGMA foreign_keys=OFF`, which SQLite ignores inside a transaction — with the connection's
+  // foreign keys on, `DROP TABLE "Agent"` would run its children's ON DELETE actions (every
+  // event's agentId nulled). The pragma only takes effect outside a transaction, so it is set here;
+  // each migration is then checked with `PRAGMA foreign_key_check` before it commits, and a
+  // migration that leaves a dangling reference is rolled back like a failing one.
+  const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
+  db.pragma("foreign_keys = OFF");
+  try {
+    for (const m of pending) {
+      const startedAt = new Date().toISOString();
+      const run = db.transaction(() => {
+        db.exec(m.sql);
+        const dangling = db.pragma("foreign_key_check") as { table: string; parent: string }[];
+        if (dangling.length > 0) {
+          const first = dangling[0]!;
+          throw new Error(
+            `it leaves ${dangling.length} row(s) referring to missing rows (first: ${first.table} → ${first.parent})`,
+          );
+        }
+        insert.run(randomUUID(), m.checksum, new Date().toISOString(), m.name, startedAt);
       });
+      try {
+        run();
+      } catch (err) {
+        throw new StartupError(`migration ${m.name} failed and was rolled back: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+      result.applied.push(m.name);
     }
-    result.applied.push(m.name);
+  } finally {
+    db.pragma(`foreign_keys = ${foreignKeys ? "ON" : "OFF"}`);
   }
   return result;
 }

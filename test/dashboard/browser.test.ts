@@ -187,6 +187,28 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
     await eventually(() => row(page, id).locator("td").last().textContent()).toBe("EndOfTurn");
   });
 
+  it("a run that failed at preflight shows why: exit code and the end of worker.log, in the view and the timeline", async () => {
+    const id = await spawn("go fake:preflight-fail");
+    const page = await openPage(`#/agent/${id}`);
+    await eventually(() => page.locator(".agent-status").textContent()).toBe("Status: failed");
+    const failure = page.getByRole("region", { name: "Why it failed" });
+    await expect(failure.locator("pre.worker-log").textContent()).resolves.toMatch(
+      /provider: API key is not set/,
+    );
+    await expect(failure.locator(".exit-code").textContent()).resolves.toMatch(/^Exit code unknown/);
+    const timeline = page.getByRole("region", { name: "Timeline" });
+    const entry = timeline.locator("li.entry-workerLog");
+    await expect(entry.locator("pre.worker-log").textContent()).resolves.toMatch(/API key is not set/);
+    // It comes right before the status that ends the run.
+    await expect(timeline.locator("li.entry").last().textContent()).resolves.toContain("running → failed");
+    // A run that did not fail has no such block.
+    const fine = await spawn("quick");
+    await waitFor(() => h.app.fleet.state.agent(fine)?.status === "done", 10_000, "done");
+    await page.evaluate((hash) => (location.hash = hash), `#/agent/${fine}`);
+    await eventually(() => page.locator(".agent-status").textContent()).toBe("Status: done");
+    await expect(page.locator("section.failure").isHidden()).resolves.toBe(true);
+  });
+
   it("kill from the agent view asks for confirmation, then the status becomes killed", async () => {
     const id = await spawn("long fake:hold=60000");
     await waitFor(() => h.app.fleet.state.agent(id)?.status === "running", 10_000, "running");

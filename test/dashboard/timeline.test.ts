@@ -132,4 +132,30 @@ describe("Timeline", () => {
       durationMs: null,
     });
   });
+
+  it("a failed run's worker log is an entry of its own, unreadable ones with their reason", () => {
+    seq = 0;
+    const t = new Timeline();
+    t.apply(
+      ev({
+        __typename: "WorkerLogEvent",
+        endStatus: "FAILED",
+        logTail: "Error: preflight failed: ANTHROPIC_API_KEY is not set",
+        logTruncated: false,
+        exitCode: null,
+        logReason: null,
+      }),
+    );
+    t.apply(ev({ __typename: "StatusChangedEvent", from: "RUNNING", to: "FAILED" }));
+    expect(t.entries.map((e) => e.kind)).toEqual(["workerLog", "status"]);
+    expect(t.entries[0]).toEqual({
+      kind: "workerLog",
+      ts: expect.any(String),
+      status: "FAILED",
+      tail: "Error: preflight failed: ANTHROPIC_API_KEY is not set",
+      truncated: false,
+      exitCode: null,
+      reason: null,
+    });
+  });
 });

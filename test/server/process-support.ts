@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { PROSPERO_BIN } from "../helpers/serve-process.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -174,4 +175,64 @@ export function portClosed(port: number): Promise<boolean> {
     });
     s.once("error", () => resolve(true));
   });
+}
+
+/**
+ * A fresh temp dir (removed after the test file) to be a child's TMPDIR, so everything its demo
+ * creates (the `prospero-demo-*` dir) is found there, and every process descending from it carries
+ * the path in its environment (see {@link processesUsing}). tsx's compile cache (`tsx-<uid>` in
+ * the OS temp dir) is linked in, so the child does not compile every source afresh.
+ */
+export function privateTmpDir(): string {
+  const dir = tmpDir("pt-");
+  const cacheName = `tsx-${process.getuid?.() ?? "user"}`;
+  const cache = path.join(os.tmpdir(), cacheName);
+  fs.mkdirSync(cache, { recursive: true, mode: 0o700 });
+  fs.symlinkSync(cache, path.join(dir, cacheName));
+  return dir;
+}
+
+/** The demo directories (`prospero-demo-*`) in `tmp`. */
+export function demoDirsIn(tmp: string): string[] {
+  return fs.readdirSync(tmp).filter((e) => e.startsWith("prospero-demo-"));
+}
+
+/**
+ * SIGKILL the processes that still refer to `dir` (see {@link processesUsing}): for a private dir
+ * of a test (e.g. {@link privateTmpDir}), exactly the processes that test started and left.
+ */
+export function killProcessesUsing(dir: string): void {
+  for (const pid of processesUsing(dir)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+/** The command line of `pid`, arguments joined by spaces ("" once it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The exit code (or signal name) of `exited`, or "still running after <ms> ms": for processes that
+ * used to hang (spinning on a closed pipe, or in mkdir, or never refused), so a test fails saying
+ * so instead of running into its timeout.
+ */
+export async function exitWithin(exited: Promise<number | string>, ms: number): Promise<number | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>(
+    (resolve) => (timer = setTimeout(() => resolve(`still running after ${ms} ms`), ms)),
+  );
+  try {
+    return await Promise.race([exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

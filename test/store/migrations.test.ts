@@ -127,6 +127,94 @@ describe("migrations", () => {
   });
 });
 
+/** Insert a row into `table` with every NOT NULL column without a default set from `values` or a stand-in. */
+function insertRow(db: BetterSqlite3.Database, table: string, values: Record<string, unknown>): void {
+  const cols = db.pragma(`table_info("${table}")`) as {
+    name: string;
+    type: string;
+    notnull: number;
+    dflt_value: unknown;
+  }[];
+  const row: Record<string, unknown> = {};
+  for (const c of cols) {
+    if (c.name in values) row[c.name] = values[c.name];
+    else if (c.notnull && c.dflt_value === null) row[c.name] = /INT|REAL|DATE|BOOL/i.test(c.type) ? 0 : "x";
+  }
+  const names = Object.keys(row);
+  db.prepare(
+    `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+  ).run(...names.map((n) => row[n]));
+}
+
+describe("migrations that rebuild tables (Prisma's SQLite redefinition)", () => {
+  /** A data dir migrated to the committed schema, with one agent and one event of it. */
+  async function seeded(): Promise<{ dir: string; migrations: string }> {
+    const dir = tmpDir("mig-fk-");
+    const migrations = copyMigrations();
+    const opened = await openDatabase(dir, migrations);
+    await opened.close();
+    const db = new BetterSqlite3(path.join(dir, DB_FILE));
+    insertRow(db, "Workspace", { name: "demo" });
+    insertRow(db, "Agent", { id: "a1b2c3d4e5f6", workspace: "demo" });
+    insertRow(db, "Event", { agentId: "a1b2c3d4e5f6" });
+    db.close();
+    return { dir, migrations };
+  }
+
+  it("a rebuilt parent table keeps its children's references (foreign keys off while migrating)", async () => {
+    const { dir, migrations } = await seeded();
+    const probe = new BetterSqlite3(path.join(dir, DB_FILE), { readonly: true });
+    const create = (
+      probe.prepare(`SELECT sql FROM sqlite_master WHERE name = 'Agent'`).get() as { sql: string }
+    ).sql;
+    probe.close();
+    const rebuild = path.join(migrations, "29990101000000_rebuild_agent");
+    fs.mkdirSync(rebuild);
+    fs.writeFileSync(
+      path.join(rebuild, "migration.sql"),
+      [
+        "PRAGMA defer_foreign_keys=ON;",
+        "PRAGMA foreign_keys=OFF;",
+        create.replace(/^CREATE TABLE "Agent"/, 'CREATE TABLE "new_Agent"') + ";",
+        'INSERT INTO "new_Agent" SELECT * FROM "Agent";',
+        'DROP TABLE "Agent";',
+        'ALTER TABLE "new_Agent" RENAME TO "Agent";',
+        "PRAGMA foreign_keys=ON;",
+        "PRAGMA defer_foreign_keys=OFF;",
+      ].join("\n"),
+    );
+    const opened = await openDatabase(dir, migrations);
+    expect(opened.migrations.applied).toEqual(["29990101000000_rebuild_agent"]);
+    await opened.close();
+    const db = new BetterSqlite3(path.join(dir, DB_FILE), { readonly: true });
+    expect(db.prepare(`SELECT "agentId" FROM "Event"`).all()).toEqual([{ agentId: "a1b2c3d4e5f6" }]);
+    expect(db.pragma("foreign_key_check")).toEqual([]);
+    db.close();
+  });
+
+  it("a migration that leaves a dangling reference is rolled back, and foreign keys are on again", async () => {
+    const { dir, migrations } = await seeded();
+    const bad = path.join(migrations, "29990101000000_orphan_events");
+    fs.mkdirSync(bad);
+    fs.writeFileSync(path.join(bad, "migration.sql"), 'DELETE FROM "Agent";');
+    await expect(openDatabase(dir, migrations)).rejects.toThrow(
+      /29990101000000_orphan_events failed and was rolled back: it leaves 1 row\(s\) referring to missing rows \(first: Event → Agent\)/,
+    );
+    const db = new BetterSqlite3(path.join(dir, DB_FILE));
+    expect(db.prepare(`SELECT id FROM "Agent"`).all()).toEqual([{ id: "a1b2c3d4e5f6" }]);
+    const applied = db.prepare(`SELECT migration_name FROM _prisma_migrations`).all() as {
+      migration_name: string;
+    }[];
+    expect(applied.map((r) => r.migration_name)).not.toContain("29990101000000_orphan_events");
+    db.close();
+    // The connection the gateway goes on with has foreign keys on.
+    fs.rmSync(bad, { recursive: true });
+    const opened = await openDatabase(dir, migrations);
+    expect(opened.raw.pragma("foreign_keys", { simple: true })).toBe(1);
+    await opened.close();
+  });
+});
+
 describe("data dir and database file", () => {
   it("refuses a database file that is not SQLite and leaves it untouched", async () => {
     const dir = tmpDir();

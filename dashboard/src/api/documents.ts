@@ -11,6 +11,7 @@ const AGENT_FIELDS = `
   workspace { name }
   spec { prompt label model provider source toolAllowlist }
   respawnedFrom { agentId }
+  failure { logTail logTruncated exitCode reason }
 `;
 
 /** Typed errors of every mutation result. */
@@ -55,6 +56,7 @@ export const AGENT_EVENTS = `subscription DashboardAgentEvents($agentId: String!
     ... on AgentGoneEvent { reason replacedBy }
     ... on IngestGapEvent { gapDetail: detail missedLines }
     ... on StorePersistFailedEvent { failDetail: detail lostSeq }
+    ... on WorkerLogEvent { endStatus: status logTail logTruncated exitCode logReason: reason }
     ... on Gap { reason }
   }
 }`;

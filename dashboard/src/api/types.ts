@@ -36,6 +36,17 @@ export interface TokenUsage {
   cacheCreation: number;
 }
 
+/** Why a run ended FAILED or CRASHED (`RunFailure`): the end of its worker.log and the inferred exit code. */
+export interface RunFailure {
+  /** Last lines of worker.log (secrets redacted); null when it could not be read. */
+  logTail: string | null;
+  logTruncated: boolean;
+  /** Inferred from the RunEnd's stop condition; null when not known. */
+  exitCode: number | null;
+  /** Why `logTail` is null. */
+  reason: string | null;
+}
+
 /** The agent fields of `AGENT_FIELDS`. */
 export interface Agent {
   agentId: string;
@@ -62,6 +73,8 @@ export interface Agent {
     toolAllowlist: string[] | null;
   };
   respawnedFrom: { agentId: string } | null;
+  /** Null unless the run ended FAILED or CRASHED. */
+  failure: RunFailure | null;
 }
 
 /** Health of a workspace's daemon. */
@@ -142,6 +155,14 @@ export type FleetEvent = EventBase &
     | { __typename: "AgentGoneEvent"; reason: string; replacedBy: string | null }
     | { __typename: "IngestGapEvent"; gapDetail: string; missedLines: number | null }
     | { __typename: "StorePersistFailedEvent"; failDetail: string; lostSeq: number }
+    | {
+        __typename: "WorkerLogEvent";
+        endStatus: AgentStatus;
+        logTail: string | null;
+        logTruncated: boolean;
+        exitCode: number | null;
+        logReason: string | null;
+      }
     | { __typename: "Gap"; reason: string }
     | { __typename: "WorkspaceHealthEvent" }
   );

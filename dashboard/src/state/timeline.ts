@@ -1,6 +1,7 @@
 /**
  * An agent's event stream folded into timeline entries: tool calls paired by `toolUseId` (input,
- * result, duration), consecutive output of one block merged, turn usage, and the run's summary.
+ * result, duration), consecutive output of one block merged, turn usage, the run's summary, and
+ * a failed run's end of worker.log.
  * Events at or below the last seen `seq` are skipped, so a resumed stream never repeats an entry.
  */
 import type { AgentStatus, FleetEvent, TokenUsage } from "../api/types.js";
@@ -44,6 +45,16 @@ export type TimelineEntry =
       model: string | null;
     }
   | { kind: "input"; ts: string; text: string }
+  | {
+      kind: "workerLog";
+      ts: string;
+      status: AgentStatus;
+      /** Last lines of worker.log; null when it could not be read (see `reason`). */
+      tail: string | null;
+      truncated: boolean;
+      exitCode: number | null;
+      reason: string | null;
+    }
   | { kind: "note"; ts: string; text: string; warn: boolean };
 
 /** A folded stream and its resume position. */
@@ -140,6 +151,16 @@ export class Timeline {
           ts: e.ts,
           text: `Output lost before it could be read${e.missedLines === null ? "" : ` (${e.missedLines} lines)`}: ${e.gapDetail}`,
           warn: true,
+        });
+      case "WorkerLogEvent":
+        return this.push({
+          kind: "workerLog",
+          ts: e.ts,
+          status: e.endStatus,
+          tail: e.logTail,
+          truncated: e.logTruncated,
+          exitCode: e.exitCode,
+          reason: e.logReason,
         });
       case "StorePersistFailedEvent":
         return this.push({

@@ -12,7 +12,7 @@ import { AgentActions } from "./agent-actions.js";
 import { agentHref } from "./agents-table.js";
 import { h, replaceChildren, type Child } from "./dom.js";
 import { formatCost, formatDateTime, formatTokens, statusLabel } from "./format.js";
-import { renderEntry } from "./timeline-view.js";
+import { exitCodeText, renderEntry, workerLogBlock } from "./timeline-view.js";
 
 /** How long to wait after a turn's end before re-reading the agent's totals, ms. */
 const REFRESH_DEBOUNCE_MS = 500;
@@ -34,6 +34,12 @@ export class AgentView {
   private readonly heading = h("h2", { id: "agent-heading", tabindex: -1 }, "Agent");
   private readonly statusLine = h("p", { class: "agent-status", "aria-live": "polite" });
   private readonly facts = h("dl", { class: "facts" });
+  /** Why the run failed (exit code, end of worker.log); hidden unless it ended FAILED or CRASHED. */
+  private readonly failure = h("section", {
+    class: "failure",
+    hidden: true,
+    "aria-labelledby": "failure-heading",
+  });
   private readonly error = h("p", { class: "error", role: "alert", hidden: true });
   private readonly actions = new AgentActions({
     agent: () => this.agent(),
@@ -57,6 +63,7 @@ export class AgentView {
     { class: "agent-detail", hidden: true },
     this.statusLine,
     this.facts,
+    this.failure,
     this.actions.bar,
     this.error,
     this.actions.inputForm,
@@ -126,6 +133,7 @@ export class AgentView {
       this.heading.textContent = `Agent ${open.agentId}`;
       this.statusLine.textContent = open.fetched === null && !this.error.textContent ? "Loading…" : "";
       replaceChildren(this.facts);
+      this.showFailure(null);
       return;
     }
     const gone = this.fleet.gone.get(open.agentId);
@@ -134,6 +142,22 @@ export class AgentView {
     this.statusLine.textContent = `Status: ${statusLabel(agent.status)}${note}`;
     this.statusLine.dataset["status"] = agent.status;
     replaceChildren(this.facts, factRows(agent, gone?.replacedBy ?? null));
+    this.showFailure(agent.failure);
+  }
+
+  /** Show why the run failed, or hide the block. */
+  private showFailure(f: Agent["failure"]): void {
+    this.failure.hidden = f === null;
+    if (f === null) {
+      replaceChildren(this.failure);
+      return;
+    }
+    replaceChildren(
+      this.failure,
+      h("h3", { id: "failure-heading" }, "Why it failed"),
+      h("p", { class: "exit-code" }, exitCodeText(f.exitCode)),
+      workerLogBlock(f.logTail, f.logTruncated, f.reason),
+    );
   }
 
   private close(): void {

@@ -49,6 +49,26 @@ function toolEntry(e: Extract<TimelineEntry, { kind: "tool" }>): Child[] {
   ];
 }
 
+/** The exit code line of a failed run (the code is inferred from its RunEnd; caliband reports none). */
+export function exitCodeText(exitCode: number | null): string {
+  return exitCode === null
+    ? "Exit code unknown (no RunEnd was read; caliband does not report exit codes)."
+    : `Exit code ${exitCode} (inferred from the RunEnd's stop condition).`;
+}
+
+/**
+ * The end of a failed run's worker.log as a `<pre class="worker-log">` (text, never markup), or
+ * why it could not be read.
+ */
+export function workerLogBlock(tail: string | null, truncated: boolean, reason: string | null): Child[] {
+  if (tail === null)
+    return [h("p", { class: "muted" }, `worker.log not available: ${reason ?? "unknown reason"}`)];
+  return [
+    truncated ? h("p", { class: "muted small" }, "Last lines of worker.log (earlier lines left out):") : null,
+    h("pre", { class: "worker-log" }, tail === "" ? "(worker.log is empty)" : tail),
+  ];
+}
+
 function body(e: TimelineEntry): Child[] {
   switch (e.kind) {
     case "status":
@@ -96,6 +116,12 @@ function body(e: TimelineEntry): Child[] {
       ];
     case "input":
       return [h("span", { class: "label" }, "operator"), h("p", { class: "output" }, e.text)];
+    case "workerLog":
+      return [
+        h("h4", {}, `Worker log · ${statusLabel(e.status)}`),
+        h("p", { class: "exit-code" }, exitCodeText(e.exitCode)),
+        workerLogBlock(e.tail, e.truncated, e.reason),
+      ];
     case "note":
       return [e.text];
   }

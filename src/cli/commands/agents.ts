@@ -19,7 +19,7 @@ import { table } from "../output.js";
 import { safeData, singleLine } from "../sanitize.js";
 import { collectNames, parseProvider, parseStatuses } from "../parse.js";
 
-/** Agents per `agents` request (the gateway's query cost limit allows about 60 with this selection). */
+/** Agents per `agents` request (the gateway's query cost limit allows about 500 with this selection). */
 export const AGENTS_PAGE = 50;
 
 interface SpawnFlags {
@@ -102,6 +102,7 @@ function printAgent(ctx: CliContext, a: NonNullable<AgentQuery["agent"]>): void 
   );
   row("cost", usd(a.estimatedCostUsd));
   row("outcome", a.outcome ?? "—");
+  if (a.failure) printFailure(ctx, a.failure);
   if (a.respawnedFrom) row("respawn of", a.respawnedFrom.agentId);
   ctx.out.line(`  ${c.dim("spec")}`);
   const prompt = s.prompt.split("\n");
@@ -114,6 +115,32 @@ function printAgent(ctx: CliContext, a: NonNullable<AgentQuery["agent"]>): void 
   row("  interactive", s.interactive ? "yes" : "no");
   row("  tools", s.toolAllowlist ? s.toolAllowlist.join(", ") : "default");
   if (s.frontmatterPath) row("  frontmatter", s.frontmatterPath);
+}
+
+/**
+ * Why a failed or crashed run failed (issue 12 item 7): the inferred exit code, then the end of its
+ * worker.log, one indented line per log line (or why it could not be read). `f` must have passed
+ * through `safeData`: each log line is then free of control characters but TAB.
+ */
+function printFailure(ctx: CliContext, f: NonNullable<NonNullable<AgentQuery["agent"]>["failure"]>): void {
+  const { c } = ctx.out;
+  const row = (k: string, v: string) => ctx.out.line(`  ${c.dim(k.padEnd(14))}${singleLine(v)}`);
+  row(
+    "exit code",
+    f.exitCode === null
+      ? "unknown (no RunEnd was read; caliband does not report exit codes)"
+      : `${f.exitCode} (inferred from the RunEnd's stop condition)`,
+  );
+  if (f.logTail === null) {
+    row("worker.log", c.dim(`not available: ${f.reason ?? "unknown reason"}`));
+    return;
+  }
+  row(
+    "worker.log",
+    f.logTail === "" ? c.dim("(empty)") : c.dim(f.logTruncated ? "last lines:" : "whole log:"),
+  );
+  if (f.logTail === "") return;
+  for (const line of f.logTail.split("\n")) ctx.out.line(`    ${c.dim("│")} ${line}`);
 }
 
 /** Register `spawn`, `ls` and `show` on `program`. */
@@ -217,7 +244,7 @@ export function registerAgentCommands(program: Command): void {
   clientOptions(
     program
       .command("show")
-      .description("show one agent run: status, usage, outcome and its spawn spec")
+      .description("show one agent run: status, usage, outcome, why it failed, and its spawn spec")
       .argument("<id>", "agent id (12 hex)"),
     "print the agent query's data as JSON on stdout",
   ).action(

@@ -90,6 +90,7 @@ export type EventKind =
   | 'TOOL_STARTED'
   | 'TURN_COMPLETED'
   | 'TURN_STARTED'
+  | 'WORKER_LOG'
   | 'WORKSPACE_HEALTH';
 
 /** Health of a workspace's caliband as seen by the last poll. */
@@ -178,7 +179,7 @@ export type AgentQueryVariables = Exact<{
 }>;
 
 
-export type AgentQuery = { agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean }, respawnedFrom: { agentId: string } | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } | null };
+export type AgentQuery = { agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean }, respawnedFrom: { agentId: string } | null, failure: { logTail: string | null, logTruncated: boolean, exitCode: number | null, reason: string | null } | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } | null };
 
 export type SpawnAgentMutationVariables = Exact<{
   input: SpawnAgentInput;
@@ -412,6 +413,7 @@ export type AgentEventsPageQuery = { events: { nodes: Array<
       | { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } }
       | { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string }
+      | { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null }
       | { __typename: 'WorkspaceHealthEvent', state: HealthState, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
     >, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
@@ -438,6 +440,7 @@ export type AgentEventsSubscription = { agentEvents:
     | { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } }
     | { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string }
+    | { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null }
     | { __typename: 'WorkspaceHealthEvent', state: HealthState, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
    };
 
@@ -517,6 +520,8 @@ type TimelineEvent_TurnCompletedEvent_Fragment = { __typename: 'TurnCompletedEve
 
 type TimelineEvent_TurnStartedEvent_Fragment = { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string };
 
+type TimelineEvent_WorkerLogEvent_Fragment = { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null };
+
 type TimelineEvent_WorkspaceHealthEvent_Fragment = { __typename: 'WorkspaceHealthEvent', state: HealthState, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null };
 
 export type TimelineEventFragment =
@@ -536,6 +541,7 @@ export type TimelineEventFragment =
   | TimelineEvent_ToolStartedEvent_Fragment
   | TimelineEvent_TurnCompletedEvent_Fragment
   | TimelineEvent_TurnStartedEvent_Fragment
+  | TimelineEvent_WorkerLogEvent_Fragment
   | TimelineEvent_WorkspaceHealthEvent_Fragment
 ;
 
@@ -888,6 +894,14 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
     state
     healthReason: reason
   }
+  ... on WorkerLogEvent {
+    endStatus: status
+    logTail
+    logTruncated
+    logBytes
+    exitCode
+    logReason: reason
+  }
   ... on Gap {
     gapReason: reason
   }
@@ -958,6 +972,12 @@ export const AgentDocument = new TypedDocumentString(`
     }
     respawnedFrom {
       agentId
+    }
+    failure {
+      logTail
+      logTruncated
+      exitCode
+      reason
     }
   }
 }
@@ -1872,6 +1892,14 @@ fragment TimelineEvent on FleetEvent {
     state
     healthReason: reason
   }
+  ... on WorkerLogEvent {
+    endStatus: status
+    logTail
+    logTruncated
+    logBytes
+    exitCode
+    logReason: reason
+  }
   ... on Gap {
     gapReason: reason
   }
@@ -1981,6 +2009,14 @@ fragment TimelineEvent on FleetEvent {
   ... on WorkspaceHealthEvent {
     state
     healthReason: reason
+  }
+  ... on WorkerLogEvent {
+    endStatus: status
+    logTail
+    logTruncated
+    logBytes
+    exitCode
+    logReason: reason
   }
   ... on Gap {
     gapReason: reason
