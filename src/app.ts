@@ -86,7 +86,7 @@ export async function startApp(
   let tls: { cert: Buffer; key: Buffer } | null = null;
   if (requested.tlsCert !== null && requested.tlsKey !== null) {
     try {
-      tls = { cert: fs.readFileSync(requested.tlsCert), key: fs.readFileSync(requested.tlsKey) };
+      tls = { cert: readRegularFile(requested.tlsCert), key: readRegularFile(requested.tlsKey) };
     } catch (err) {
       throw new StartupError(`cannot read the TLS certificate or key: ${(err as Error).message}`, {
         cause: err,
@@ -330,6 +330,27 @@ export async function startApp(
     throw err;
   }
 }
+
+/**
+ * The bytes of the regular file at `file`, at most {@link TLS_FILE_MAX_BYTES}. Anything else (a
+ * FIFO, a device such as /dev/zero, a directory) is refused before it is opened: reading a FIFO
+ * with no writer would block the process for good, signals included.
+ * @throws Error `not a regular file` or the OS error.
+ */
+function readRegularFile(file: string): Buffer {
+  const st = fs.statSync(file);
+  if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: ${file} is a directory`), { code: "EISDIR" });
+  if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+  if (st.size > TLS_FILE_MAX_BYTES) {
+    throw new Error(
+      `${file} is ${st.size} bytes; a certificate chain or key is at most ${TLS_FILE_MAX_BYTES}`,
+    );
+  }
+  return fs.readFileSync(file);
+}
+
+/** Largest TLS certificate (chain) or key file read at start, bytes (1 MiB). */
+const TLS_FILE_MAX_BYTES = 1024 * 1024;
 
 /**
  * Check that `bind:port` can be listened on, with a throwaway server closed at once, so a bad

@@ -87,6 +87,9 @@ export async function closeLog(logger: Logger, timeoutMs = LOG_CLOSE_TIMEOUT_MS)
     const timer = setTimeout(done, timeoutMs);
     dest.once("close", done);
     dest.once("error", done);
+    // Later lines are dropped from here on: a write after end() would throw "SonicBoom destroyed"
+    // (a signal repeated while stopping logs one). What is buffered is still written by end().
+    dest.write = () => true;
     try {
       dest.end();
     } catch {

@@ -84,7 +84,11 @@ async function serve(opts: ServeOptions): Promise<void> {
   let received: string | null = null;
   const onSignal = (signal: string) => {
     if (received !== null) {
-      logger?.info({ signal }, "signal received again; already stopping");
+      try {
+        logger?.info({ signal }, "signal received again; already stopping");
+      } catch {
+        // the log may already be closed; a repeated signal changes nothing
+      }
       return;
     }
     received = signal;

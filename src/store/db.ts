@@ -100,7 +100,8 @@ function makeDirs(dir: string, mode: number): void {
  * Ensure `dir` exists and is writable. Created with mode 0700 if missing; an existing data dir
  * owned by this user is tightened to 0700 when group or others have access (it holds the database,
  * tokens and daemon logs: issue 11 item 8). A data dir owned by ANOTHER user is refused: its owner
- * could replace the database or the admin token under us.
+ * could replace the database or the admin token under us; so is a shared one (sticky or
+ * world-writable, such as /tmp), whose mode is never changed.
  * @throws StartupError naming the directory and the OS reason (nothing is created in a refused dir).
  */
 export function ensureDataDir(dir: string): void {
@@ -114,6 +115,13 @@ export function ensureDataDir(dir: string): void {
   if (!ownedByUs(st)) {
     throw new StartupError(
       `data dir ${dir} belongs to uid ${st.uid}, not to this user (uid ${process.geteuid?.()}): it holds the database and the admin token, so it must be the gateway user's own; choose another --data-dir`,
+    );
+  }
+  if ((st.mode & 0o1002) !== 0) {
+    // A shared directory such as /tmp (sticky, or writable by everyone): tightening it would take
+    // it from every other user, and others can plant files in it. Never chmod it; refuse it.
+    throw new StartupError(
+      `data dir ${dir} is a shared directory (${(st.mode & 0o1000) !== 0 ? "sticky" : "writable by others"}, mode ${(st.mode & 0o7777).toString(8)}); its mode is left alone: choose a directory of the gateway's own, e.g. ${path.join(dir, "prospero")}`,
     );
   }
   try {

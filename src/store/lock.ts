@@ -104,10 +104,20 @@ export async function acquireDataDirLock(
   const file = path.join(dataDir, LOCK_FILE);
   let db: Database;
   try {
-    const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, LOCK_FILE_MODE);
+    // Never through a symlink (O_NOFOLLOW: ELOOP), and only a plain file of its own: a lock
+    // "file" that is a link to a device, to the database or elsewhere is refused, not locked,
+    // written or chmodded.
+    const fd = fs.openSync(
+      file,
+      fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
+      LOCK_FILE_MODE,
+    );
     try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) throw new Error("it is not a regular file");
+      if (st.nlink > 1) throw new Error(`it has ${st.nlink} hard links (another file shares it)`);
       // An existing lock file is tightened like the rest of the data dir (ensureDataDir).
-      if ((fs.fstatSync(fd).mode & 0o077) !== 0) fs.fchmodSync(fd, LOCK_FILE_MODE);
+      if ((st.mode & 0o077) !== 0) fs.fchmodSync(fd, LOCK_FILE_MODE);
     } finally {
       fs.closeSync(fd);
     }

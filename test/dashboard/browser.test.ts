@@ -3,6 +3,8 @@
  * real gateway started in-process with the caliband double: load, live fleet, live timeline,
  * kill from the UI, launch form, and a resumed agent stream after the socket drops.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page, WebSocketRoute } from "playwright-core";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
@@ -207,6 +209,36 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
     await page.evaluate((hash) => (location.hash = hash), `#/agent/${fine}`);
     await eventually(() => page.locator(".agent-status").textContent()).toBe("Status: done");
     await expect(page.locator("section.failure").isHidden()).resolves.toBe(true);
+  });
+
+  it("a worker.log tail longer than its box shows its end: the error, not the first lines", async () => {
+    // Binds, waits, then exits 1 without a frame; meanwhile its worker.log gets long.
+    const id = await spawn("go fake:delay=3000 fake:exit=1");
+    const lines = Array.from({ length: 30 }, (_, i) => `argv line ${i} ${"x".repeat(60)}`);
+    const log = path.join(h.d.daemon.record(id)!.session_dir, "worker.log");
+    fs.appendFileSync(log, [...lines, "Error: the reason it failed"].join("\n") + "\n");
+    await waitFor(() => h.app.fleet.state.agent(id)?.status === "failed", 15_000, "failed");
+    const page = await openPage(`#/agent/${id}`);
+    const box = page.getByRole("region", { name: "Why it failed" }).locator("pre.worker-log");
+    await eventually(() => box.textContent()).toMatch(/argv line 0 [^]*Error: the reason it failed/);
+    const seen = await box.evaluate((pre, error) => {
+      const text = pre.firstChild!;
+      const frame = pre.getBoundingClientRect();
+      const shown = (i: number) => {
+        const r = document.createRange();
+        r.setStart(text, i);
+        r.setEnd(text, i + 1);
+        const c = r.getBoundingClientRect();
+        return c.top >= frame.top && c.bottom <= frame.bottom;
+      };
+      return {
+        overflows: pre.scrollHeight > pre.clientHeight,
+        first: shown(0),
+        error: shown(text.textContent!.indexOf(error) + error.length - 1),
+        last: shown(text.textContent!.length - 1),
+      };
+    }, "Error: the reason it failed");
+    expect(seen).toEqual({ overflows: true, first: false, error: true, last: true });
   });
 
   it("kill from the agent view asks for confirmation, then the status becomes killed", async () => {

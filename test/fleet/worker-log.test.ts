@@ -11,8 +11,10 @@ import type { FleetEvent } from "../../src/events/index.js";
 import {
   WORKER_LOG_TAIL_BYTES,
   WORKER_LOG_TAIL_LINES,
+  cleanLogText,
   exitCodeOfOutcome,
   readWorkerLogTail,
+  redactSecrets,
 } from "../../src/fleet/worker-log.js";
 import type { WorkerScript } from "../support/fake-caliband.js";
 import type { SpawnSpecJson } from "../support/wire-format.js";
@@ -328,6 +330,110 @@ describe("readWorkerLogTail on real files", () => {
     expect(fifo.tail).toBeNull();
     expect(fifo.reason).toMatch(/not a regular file/);
   });
+});
+
+describe("what the tail keeps: the text a human reads, secrets redacted", () => {
+  const dirWith = (content: string) => {
+    const dir = tmpDir("wlog-");
+    fs.writeFileSync(path.join(dir, "worker.log"), content);
+    return dir;
+  };
+  const key = "sk-ant-api03-" + "A".repeat(40);
+
+  it("a secret wrapped in colour codes is redacted; escapes and control characters are not stored", async () => {
+    const t = await readWorkerLogTail(
+      dirWith(
+        `invalid x-api \u001b[1m${key}\u001b[0m\r\n` +
+          "\u001b]0;title\u0007bell\u0007 nul\u0000 c1\u009b2J del\u007f tab\tok\n" +
+          `split sk-ant-\u200bapi03-${"B".repeat(30)} \u202eevil\n`,
+      ),
+    );
+    expect(t.tail).toBe(
+      ["invalid x-api [redacted]", "bell nul c1 del tab\tok", "split [redacted] evil"].join("\n"),
+    );
+    expect(cleanLogText("a\u001b[38;5;196mb\u001b[0m\r\nc\u009b31md")).toBe("ab\nc" + "d");
+  });
+
+  it("provider, GitHub, Slack and AWS tokens, bearer credentials, URL passwords, NAME=value and --flag value", () => {
+    const gh = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    const cases: [string, string][] = [
+      [`key ${key} bad`, "key [redacted] bad"],
+      [`google AIza${"x".repeat(35)}`, "google [redacted]"],
+      ...["ghp", "gho", "ghu", "ghs", "ghr"].map((p): [string, string] => [`t=${p}_${gh};`, "t=[redacted];"]),
+      [`pat github_pat_11ABCDEFG0_${"z".repeat(59)} end`, "pat [redacted] end"],
+      ...["xoxb", "xoxp", "xoxa", "xoxo", "xoxs", "xoxr"].map((p): [string, string] => [
+        `slack ${p}-1234567890-abcdefABCDEF end`,
+        "slack [redacted] end",
+      ]),
+      ["aws AKIAIOSFODNN7EXAMPLE and ASIAY34FZKBOKMUTVV7A.", "aws [redacted] and [redacted]."],
+      ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.p.s", "Authorization: Bearer [redacted]"],
+      [
+        "clone https://alice:s3cr:et@pw@git.example.com/r.git",
+        "clone https://alice:[redacted]@git.example.com/r.git",
+      ],
+      ["redis://:hunter2@cache:6379/0", "redis://:[redacted]@cache:6379/0"],
+      [
+        "env ANTHROPIC_API_KEY=hunter2-very-secret PATH=/usr/bin",
+        "env ANTHROPIC_API_KEY=[redacted] PATH=/usr/bin",
+      ],
+      [`{"client_secret": "abcdefgh12345"}`, `{"client_secret": "[redacted]"}`],
+      ["argv: caliban --api-key hunter2 --model x", "argv: caliban --api-key [redacted] --model x"],
+      [
+        "--token  abc --password=p4ss --secret-key 'q w'",
+        "--token  [redacted] --password=p4ss --secret-key '[redacted] w'",
+      ],
+      ["--verbose --auth-token t0k --password pw", "--verbose --auth-token [redacted] --password [redacted]"],
+      ["--api-key=" + "v".repeat(2_000), "--api-key=[redacted]"],
+      [`prospero_${"b".repeat(43)} seen`, "[redacted] seen"],
+    ];
+    for (const [input, want] of cases) expect(redactSecrets(input), input).toBe(want);
+  });
+
+  it("leaves what only looks like a secret", () => {
+    for (const text of [
+      "--max-tokens 4096 --keyboard us --token-count=12",
+      "see https://docs.example.com/a:b@c and git@github.com:org/repo.git",
+      "AKIA1234 is short; ghp_short; xoxb-1; sk-too-short",
+      "max_tokens: 4096, key: value",
+      "line one key\n=value-that-is-long",
+    ]) {
+      expect(redactSecrets(text), text).toBe(text);
+    }
+  });
+
+  // The previous NAME=value pattern backtracked cubically: a 9,000-character line of "key-" took
+  // about 20 s (the list below: minutes), blocking the event loop. Linear patterns take
+  // milliseconds, so the 10 s limit only trips on a catastrophic pattern (no speed is asserted).
+  it(
+    "adversarial 9 KiB lines are redacted without catastrophic backtracking",
+    { timeout: 10_000 },
+    async ({ signal }) => {
+      const units = [
+        "key-",
+        "-key",
+        "key.",
+        "xkey_",
+        "pass-word",
+        "--a-key",
+        "a",
+        "token",
+        "=:",
+        " ",
+        "\t \t",
+      ];
+      for (const unit of [...units, "http://a:", "bearer ", "\u001b["]) {
+        // The whole line is in the reader's window (9 KiB) and is redacted before its end is kept.
+        const line = unit.repeat(Math.ceil(9_000 / unit.length)).slice(0, 9_000);
+        const t = await readWorkerLogTail(dirWith(line));
+        // Timed out: stop, or a catastrophic pattern keeps this worker busy for minutes more.
+        if (signal.aborted) return;
+        expect(t.tail, JSON.stringify(unit)).toBe(cleanLogText(line).slice(-WORKER_LOG_TAIL_BYTES));
+        // With a '=' in the middle: what is left of it either ends as the line did or is redacted.
+        const out = redactSecrets(`${line.slice(0, 4_500)}=${line.slice(-4_500)}`);
+        expect(out.endsWith(line.slice(-50)) || out.endsWith("=[redacted]")).toBe(true);
+      }
+    },
+  );
 });
 
 describe("exitCodeOfOutcome (protocol §5.4)", () => {

@@ -5,6 +5,7 @@
 // `__Host-`); behind `--trust-proxy` only the proxy may connect and the audit log records the
 // forwarded client; the data dir, the database and the admin token are private to the gateway's
 // user, also when they were not before.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -298,6 +299,24 @@ describe("start-up refusals", () => {
     ]);
     expect(aDir.code).toBe(1);
     expect(aDir.stderr).toMatch(/cannot read the TLS certificate or key: EISDIR/);
+    // A FIFO with no writer: refused at once instead of blocking the process (signals included).
+    const fifo = path.join(tmpDir(), "cert.pem");
+    execFileSync("mkfifo", [fifo]);
+    const aFifo = await runProspero([
+      "serve",
+      "--port",
+      "0",
+      "--tls-cert",
+      fifo,
+      "--tls-key",
+      tls.keyPath,
+      "--data-dir",
+      data,
+    ]);
+    expect(aFifo.code).toBe(1);
+    expect(aFifo.stderr).toContain(
+      `prospero: cannot read the TLS certificate or key: ${fifo} is not a regular file`,
+    );
     const garbage = path.join(tmpDir(), "garbage.pem");
     fs.writeFileSync(garbage, "not a certificate\n");
     const notPem = await runProspero([

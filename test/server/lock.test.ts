@@ -37,6 +37,23 @@ function refusal(pid: number, dataDir: string): RegExp {
 }
 
 describe("the data-dir lock", () => {
+  it("is never taken through a symlink or a hard link: refused, the target left untouched", async () => {
+    const dir = tmpDir();
+    const target = path.join(dir, "elsewhere");
+    fs.writeFileSync(target, "not ours\n", { mode: 0o644 });
+    fs.symlinkSync(target, path.join(dir, LOCK_FILE));
+    await expect(acquireDataDirLock(dir)).rejects.toThrow(/cannot open the data dir's lock file .*ELOOP/);
+    fs.rmSync(path.join(dir, LOCK_FILE));
+    fs.symlinkSync(path.join(dir, "missing"), path.join(dir, LOCK_FILE)); // dangling: nothing created
+    await expect(acquireDataDirLock(dir)).rejects.toThrow(/ELOOP/);
+    expect(fs.existsSync(path.join(dir, "missing"))).toBe(false);
+    fs.rmSync(path.join(dir, LOCK_FILE));
+    fs.linkSync(target, path.join(dir, LOCK_FILE));
+    await expect(acquireDataDirLock(dir)).rejects.toThrow(/2 hard links/);
+    expect(fs.readFileSync(target, "utf8")).toBe("not ours\n");
+    expect(fs.statSync(target).mode & 0o777).toBe(0o644);
+  });
+
   it("is held by one holder at a time in a process too, names it, and is free again once released", async () => {
     const dir = tmpDir();
     const first = await acquireDataDirLock(dir);

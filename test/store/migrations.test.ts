@@ -225,6 +225,16 @@ describe("data dir and database file", () => {
     expect(fs.readdirSync(dir)).toEqual([DB_FILE]);
   });
 
+  it("refuses a shared (sticky or world-writable) data dir and leaves its mode alone", async () => {
+    for (const mode of [0o1777, 0o777]) {
+      const dir = tmpDir("shared-");
+      fs.chmodSync(dir, mode);
+      await expect(openDatabase(dir)).rejects.toThrow(/is a shared directory .*its mode is left alone/);
+      expect(fs.statSync(dir).mode & 0o7777).toBe(mode);
+      expect(fs.readdirSync(dir)).toEqual([]);
+    }
+  });
+
   it("reports a data dir that cannot be created", async () => {
     const parent = tmpDir();
     fs.writeFileSync(path.join(parent, "plainfile"), "x");
