@@ -31,7 +31,8 @@ import {
 import { GraphQLError, type ExecutionResult } from "graphql";
 import { queryLimitPlugins, type QueryLimits } from "./query-limits.js";
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
-import { ProsperoError } from "../errors.js";
+import { ProsperoError, ValidationFailed } from "../errors.js";
+import { clientErrorCode, withCode, withoutHttp } from "./error-codes.js";
 import type { ExecutionArgs } from "graphql";
 import { WebSocketServer, type WebSocket } from "ws";
 import { useServer } from "graphql-ws/use/ws";
@@ -93,25 +94,62 @@ export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 export const HTTP_TIMEOUTS = { headers: 10_000, request: 30_000, keepAlive: 5_000 } as const;
 
 /**
- * Mask unexpected errors (logged with their stack by yoga); let the gateway's own typed errors
- * through with their message and a stable `extensions.code` (plus `requiredRole` / `workspace`
- * for FORBIDDEN).
+ * Mask unexpected errors (logged with their stack by yoga, at level error); let the gateway's own
+ * typed errors through with their message and a stable `extensions.code` (plus `requiredRole` /
+ * `workspace` for FORBIDDEN, `fieldErrors` for BAD_USER_INPUT from input validation), keeping
+ * their location and path. Every error leaves with a code (src/server/error-codes.ts): input
+ * validation (the domain's VALIDATION), Pothos' argument and cursor errors and graphql-js's
+ * variable errors are BAD_USER_INPUT; a field error graphql-js raised without one is
+ * INTERNAL_SERVER_ERROR.
  */
-function maskError(error: unknown, message: string, isDev?: boolean): Error {
+function maskError(error: unknown, message: string, isDev?: boolean): GraphQLError {
   const original = error instanceof GraphQLError ? error.originalError : error;
+  const located = (extensions: Record<string, unknown>, text: string): GraphQLError =>
+    error instanceof GraphQLError
+      ? new GraphQLError(text, {
+          nodes: error.nodes,
+          source: error.source,
+          positions: error.positions,
+          path: error.path,
+          originalError: error.originalError,
+          extensions,
+        })
+      : new GraphQLError(text, { extensions });
   if (original instanceof Forbidden) {
-    return new GraphQLError(original.message, {
-      extensions: {
+    return located(
+      {
         code: original.code,
         ...(original.requiredRole ? { requiredRole: original.requiredRole.toUpperCase() } : {}),
         ...(original.workspace ? { workspace: original.workspace } : {}),
       },
-    });
+      original.message,
+    );
   }
-  if (original instanceof ProsperoError) {
-    return new GraphQLError(original.message, { extensions: { code: original.code } });
+  if (original instanceof ValidationFailed) {
+    return located({ code: "BAD_USER_INPUT", fieldErrors: original.issues }, original.message);
   }
-  return yogaMaskError(error, message, isDev);
+  if (original instanceof ProsperoError) return located({ code: original.code }, original.message);
+  const masked = yogaMaskError(error, message, isDev) as GraphQLError;
+  if (typeof masked.extensions?.code === "string") return masked;
+  return withCode(masked, clientErrorCode(masked) ?? "INTERNAL_SERVER_ERROR");
+}
+
+/**
+ * Yoga's log lines, with errors the client caused ({@link clientErrorCode}: a bad document,
+ * argument or cursor, a refused limit or credential, a missing entity) at `debug` instead of
+ * `error`; the gateway's own failures stay at `error`.
+ */
+function yogaLogging(log: Logger) {
+  return {
+    debug: (...args: unknown[]) => log.debug({ args }, "yoga"),
+    info: (...args: unknown[]) => log.info({ args }, "yoga"),
+    warn: (...args: unknown[]) => log.warn({ args }, "yoga"),
+    error: (...args: unknown[]) => {
+      const code = args.length === 1 ? clientErrorCode(args[0]) : null;
+      if (code !== null) log.debug({ code, err: args[0] }, "request refused");
+      else log.error({ args }, "yoga");
+    },
+  };
 }
 
 /** GraphQL path for HTTP, SSE and graphql-ws. */
@@ -270,12 +308,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     },
     maskedErrors: { isDev: deps.isDev ?? false, maskError },
     plugins: [endStreamsOnClose, csrfForCookies, ...queryLimitPlugins(QUERY_LIMITS)],
-    logging: {
-      debug: (...args) => log.debug({ args }, "yoga"),
-      info: (...args) => log.info({ args }, "yoga"),
-      warn: (...args) => log.warn({ args }, "yoga"),
-      error: (...args) => log.error({ args }, "yoga"),
-    },
+    logging: yogaLogging(log),
     context: (initial) => {
       const ctx = deps.context();
       if (!ctx) throw new Error("the store is not open yet; retry when /readyz answers 200");
@@ -666,10 +699,17 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         // A bad or over-limit document (graphql-armor throws from validate), or a store not open
         // yet, is this operation's error, answered with an `error` message for its id; thrown,
         // graphql-ws would close the whole connection (4500) and every other subscription on it.
+        // Every error carries a code; `extensions.http` (an HTTP status hint) stays off the socket.
         try {
-          const document = parse(payload.query);
+          let document;
+          try {
+            document = parse(payload.query);
+          } catch (err) {
+            if (err instanceof GraphQLError) return withoutHttp([err], "GRAPHQL_PARSE_FAILED");
+            throw err;
+          }
           const errors = validate(schema, document);
-          if (errors.length) return errors;
+          if (errors.length) return withoutHttp(errors, "GRAPHQL_VALIDATION_FAILED");
           const contextValue = await contextFactory();
           const args: ExecutionArgs = {
             schema,
@@ -681,10 +721,20 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
           };
           return args;
         } catch (err) {
-          if (err instanceof GraphQLError) return [err];
-          return [new GraphQLError(err instanceof Error ? err.message : String(err))];
+          const code = clientErrorCode(err);
+          if (code === null) log.error({ err }, "graphql-ws operation failed");
+          else log.debug({ code, err }, "request refused");
+          const error =
+            err instanceof GraphQLError || err instanceof ProsperoError
+              ? maskError(err, "Unexpected error.", deps.isDev)
+              : new GraphQLError(err instanceof Error ? err.message : String(err));
+          return withoutHttp([error], "INTERNAL_SERVER_ERROR");
         }
       },
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors?.some((e) => e.extensions?.http !== undefined)
+          ? { ...result, errors: withoutHttp(result.errors, "INTERNAL_SERVER_ERROR").map((e) => e.toJSON()) }
+          : undefined,
     },
     wss,
     KEEPALIVE_MS,

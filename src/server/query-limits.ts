@@ -2,7 +2,9 @@
  * The gateway's query limits (graphql-armor; issue 11, issue 12 item 10): lexical tokens, directives,
  * depth, aliases and estimated cost of a document, each refused with a message naming the limit and
  * a stable `extensions.code` ({@link QUERY_LIMIT_CODES}) — over HTTP, SSE and graphql-ws alike (the
- * gateway runs every operation through yoga's envelop).
+ * gateway runs every operation through yoga's envelop). Over HTTP a refusal is a request error per
+ * the GraphQL-over-HTTP spec: status 400 under `Accept: application/graphql-response+json`, 200
+ * under `application/json`, as yoga answers its own validation errors.
  *
  * The cost model ({@link COST_MODEL}) estimates what an answer holds: every selected field costs 1
  * (an object as much as a scalar, a fragment's fields as if written in place), and a list field
@@ -92,7 +94,8 @@ const HINTS: Record<keyof QueryLimits, string> = {
 /**
  * The `onReject` callback of the armor plugin for `limit`: throws, in place of armor's own
  * "Syntax Error: …", a GraphQLError whose message names the limit (armor's text without the
- * "Syntax Error" label, plus a hint) with `extensions` `{ code, limit, found? }`.
+ * "Syntax Error" label, plus a hint) with `extensions` `{ code, limit, found? }` and yoga's
+ * `http: { spec: true, status: 400 }` (removed from the response; src/server/error-codes.ts).
  */
 function refuse(limit: keyof QueryLimits, value: number): GraphQLArmorRejectCallback {
   return (_ctx, err) => {
@@ -103,6 +106,9 @@ function refuse(limit: keyof QueryLimits, value: number): GraphQLArmorRejectCall
         code: QUERY_LIMIT_CODES[limit],
         limit: value,
         ...(found ? { found: Math.ceil(Number(found[1])) } : {}),
+        // A request error, answered as yoga answers its own validation errors: 400 under
+        // `application/graphql-response+json`, 200 under `application/json` (GraphQL-over-HTTP).
+        http: { spec: true, status: 400 },
       },
     });
   };

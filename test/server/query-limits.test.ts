@@ -154,6 +154,44 @@ describe("refusals name their limit and carry a code", () => {
     expect(bad.errors?.[0]?.message).toMatch(/^Syntax Error/);
   });
 
+  it("over HTTP a refusal is a request error: 400 under application/graphql-response+json, 200 under application/json (as yoga's validation errors)", async () => {
+    const requests = [
+      ...LIMIT_CASES.map(([query, code]) => ({ body: { query }, code })),
+      { body: COSTLY_BY_VARIABLES, code: "QUERY_TOO_COSTLY" },
+    ];
+    for (const { body, code } of requests) {
+      for (const [accept, status] of [
+        ["application/graphql-response+json", 400],
+        ["application/json", 200],
+      ] as const) {
+        const res = await fetch(`${h.url}/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept, authorization: `Bearer ${h.token}` },
+          body: JSON.stringify(body),
+        });
+        expect(res.status, `${code} under ${accept}`).toBe(status);
+        const json = (await res.json()) as {
+          data?: unknown;
+          errors: { extensions: Record<string, unknown> }[];
+        };
+        expect(json.data ?? null).toBeNull();
+        expect(json.errors[0]!.extensions).toMatchObject({ code });
+        expect(json.errors[0]!.extensions).not.toHaveProperty("http");
+      }
+    }
+    // The same as a plain validation error of yoga's own.
+    const unknownField = await fetch(`${h.url}/graphql`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/graphql-response+json",
+        authorization: `Bearer ${h.token}`,
+      },
+      body: JSON.stringify({ query: "{ nope }" }),
+    });
+    expect(unknownField.status).toBe(400);
+  });
+
   it("over graphql-ws: one operation's error, the connection and its other operations go on", async () => {
     const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
     const messages: { id?: string; type: string; payload?: unknown }[] = [];
@@ -185,6 +223,7 @@ describe("refusals name their limit and carry a code", () => {
       const errors = errorsOf(await run(`bad${i++}`, { query }));
       expect(errors).toHaveLength(1);
       expect(errors[0]!.extensions).toMatchObject({ code, limit });
+      expect(errors[0]!.extensions).not.toHaveProperty("http");
       expect(errors[0]!.message).toMatch(what);
     }
     const byVariables = errorsOf(await run("vars", COSTLY_BY_VARIABLES));
@@ -192,6 +231,7 @@ describe("refusals name their limit and carry a code", () => {
       code: "QUERY_TOO_COSTLY",
       limit: QUERY_LIMITS.maxCost,
     });
+    expect(byVariables[0]!.extensions).not.toHaveProperty("http");
     // The connection is still open and answers the documented page.
     const ok = await run("ok", {
       query: `query($id: String!) { events(agentId: $id, first: 1000) { ${PLAIN_PAGE} } }`,

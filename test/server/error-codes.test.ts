@@ -1,0 +1,207 @@
+// Issue 13 item 7: every error a client can get carries `extensions.code` from one documented set
+// (README "Errors"), with the HTTP status the GraphQL-over-HTTP spec asks for under
+// `Accept: application/graphql-response+json`; over graphql-ws the same codes, without yoga's
+// `extensions.http`; errors the client caused are logged at debug, the gateway's own failures at
+// error. A real gateway on a real port (startAppHarness, and startApp with a capturing logger).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
+import { startApp, type App } from "../../src/app.js";
+import { resolveConfig } from "../../src/config.js";
+import { createLogger } from "../../src/log.js";
+
+type WireError = { message: string; extensions?: Record<string, unknown> };
+
+async function post(
+  url: string,
+  token: string,
+  body: { query: string; variables?: Record<string, unknown>; operationName?: string },
+  accept = "application/graphql-response+json",
+): Promise<{ status: number; errors: WireError[] }> {
+  const res = await fetch(`${url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept, authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as { errors?: WireError[] };
+  return { status: res.status, errors: json.errors ?? [] };
+}
+
+/** [what, request, code, status under application/graphql-response+json] */
+const CASES: [
+  string,
+  { query: string; variables?: Record<string, unknown>; operationName?: string },
+  string,
+  number,
+][] = [
+  [
+    "a bad cursor on agents",
+    { query: `{ agents(after: "garbage") { edges { cursor } } }` },
+    "BAD_USER_INPUT",
+    200,
+  ],
+  [
+    "a bad cursor on events",
+    { query: `{ events(workspace: "demo", after: "garbage") { edges { cursor } } }` },
+    "BAD_USER_INPUT",
+    200,
+  ],
+  ["agents(first: -1)", { query: `{ agents(first: -1) { edges { cursor } } }` }, "BAD_USER_INPUT", 200],
+  [
+    "events with both agentId and workspace",
+    { query: `{ events(workspace: "demo", agentId: "0123456789ab") { edges { cursor } } }` },
+    "BAD_USER_INPUT",
+    200,
+  ],
+  [
+    "events(first: 0) (input validation)",
+    { query: `{ events(workspace: "demo", first: 0) { edges { cursor } } }` },
+    "BAD_USER_INPUT",
+    200,
+  ],
+  [
+    "a variable of the wrong type",
+    { query: `query($n: Int) { agents(first: $n) { edges { cursor } } }`, variables: { n: "ten" } },
+    "BAD_USER_INPUT",
+    400,
+  ],
+  [
+    "an unknown operation name",
+    { query: `query A { version }`, operationName: "B" },
+    "OPERATION_RESOLUTION_FAILURE",
+    400,
+  ],
+  ["a parse error", { query: `{ version ` }, "GRAPHQL_PARSE_FAILED", 400],
+  ["a missing required argument", { query: `{ workspace { name } }` }, "GRAPHQL_VALIDATION_FAILED", 400],
+  ["an unknown field", { query: `{ nope }` }, "GRAPHQL_VALIDATION_FAILED", 400],
+];
+
+describe("every error carries a code", () => {
+  let h: AppHarness;
+  beforeAll(async () => {
+    h = await startAppHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it.each(CASES)("over HTTP: %s", async (_what, body, code, status) => {
+    const r = await post(h.url, h.token, body);
+    expect(r.status).toBe(status);
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]!.extensions).toMatchObject({ code });
+    expect(r.errors[0]!.extensions).not.toHaveProperty("http");
+  });
+
+  it("input validation names the fields it refused", async () => {
+    const r = await post(h.url, h.token, {
+      query: `{ events(workspace: "demo", first: 0) { edges { cursor } } }`,
+    });
+    expect(r.errors[0]!.extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      fieldErrors: [{ path: ["first"], message: expect.any(String) }],
+    });
+  });
+
+  it("over graphql-ws: the same codes, and no HTTP status hint", async () => {
+    const client = h.ws();
+    const errorsOf = (query: string, variables?: Record<string, unknown>) =>
+      new Promise<WireError[]>((resolve, reject) => {
+        let got: WireError[] = [];
+        client.subscribe(
+          { query, variables },
+          {
+            next: (r) => void (got = (r.errors as WireError[] | undefined) ?? []),
+            error: (e) => (Array.isArray(e) ? resolve(e as WireError[]) : reject(e as Error)),
+            complete: () => resolve(got),
+          },
+        );
+      });
+    const cases: [string, Record<string, unknown> | undefined, string][] = [
+      [`{ version `, undefined, "GRAPHQL_PARSE_FAILED"],
+      [`{ nope }`, undefined, "GRAPHQL_VALIDATION_FAILED"],
+      [`query($n: Int) { agents(first: $n) { edges { cursor } } }`, { n: "ten" }, "BAD_USER_INPUT"],
+      [`{ agents(after: "garbage") { edges { cursor } } }`, undefined, "BAD_USER_INPUT"],
+      [
+        `query($n: Int) { agents(first: $n) { edges { node { events(first: $n) { nodes { seq } } } } } }`,
+        { n: 500 },
+        "QUERY_TOO_COSTLY",
+      ],
+      [
+        `{ agents(first: 100) { edges { node { events(first: 1000) { nodes { seq } } } } } }`,
+        undefined,
+        "QUERY_TOO_COSTLY",
+      ],
+    ];
+    for (const [query, variables, code] of cases) {
+      const errors = await errorsOf(query, variables);
+      expect(errors, query).toHaveLength(1);
+      expect(errors[0]!.extensions, query).toMatchObject({ code });
+      expect(errors[0]!.extensions, query).not.toHaveProperty("http");
+    }
+  });
+});
+
+describe("the log", () => {
+  let app: App;
+  let tmp: string;
+  const lines: { level: number; msg: string; code?: string }[] = [];
+  const ERROR = 50;
+  const DEBUG = 20;
+
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "prospero-error-log-"));
+    const xdg = path.join(tmp, "xdg");
+    fs.mkdirSync(xdg, { mode: 0o700 });
+    const config = resolveConfig(
+      { dataDir: path.join(tmp, "gw"), port: "0", autostart: false },
+      { HOME: tmp },
+    );
+    const logger = createLogger("debug", {
+      write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]),
+    });
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: xdg };
+    delete env.PROSPERO_ADMIN_TOKEN;
+    app = await startApp(config, logger, { env, showTokenInLog: false });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("logs errors the client caused at debug, the gateway's own failures at error", async () => {
+    const clientCaused = [
+      `{ agents(after: "garbage") { edges { cursor } } }`,
+      `{ events(workspace: "demo", first: 0) { edges { cursor } } }`,
+      `{ events(workspace: "demo", agentId: "0123456789ab") { edges { cursor } } }`,
+      `{ agents(first: 100) { edges { node { events(first: 1000) { nodes { seq } } } } } }`,
+      `{ nope }`,
+    ];
+    for (const query of clientCaused) {
+      const r = await post(app.gateway.url, app.adminToken, { query });
+      expect(r.errors[0]!.extensions, query).toHaveProperty("code");
+    }
+    const bad = await post(app.gateway.url, app.adminToken, {
+      query: `query($n: Int) { agents(first: $n) { edges { cursor } } }`,
+      variables: { n: "ten" },
+    });
+    expect(bad.errors[0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT" });
+    // None at error; they were seen at debug, with their code.
+    expect(lines.filter((l) => l.level >= ERROR)).toEqual([]);
+    expect(lines.filter((l) => l.level === DEBUG && l.msg === "request refused").map((l) => l.code)).toEqual(
+      expect.arrayContaining(["BAD_USER_INPUT"]),
+    );
+
+    // A failure of the gateway's own (its store lost a table) is masked and logged at error.
+    await app.db.prisma.$executeRawUnsafe(`ALTER TABLE "Agent" RENAME TO "Agent_gone"`);
+    const failed = await post(app.gateway.url, app.adminToken, {
+      query: `{ agents(first: 1) { edges { cursor } } }`,
+    });
+    expect(failed.errors[0]!.extensions).toMatchObject({ code: "INTERNAL_SERVER_ERROR" });
+    expect(failed.errors[0]!.message).toBe("Unexpected error.");
+    expect(lines.filter((l) => l.level >= ERROR)).not.toEqual([]);
+    await app.db.prisma.$executeRawUnsafe(`ALTER TABLE "Agent_gone" RENAME TO "Agent"`);
+  });
+});
