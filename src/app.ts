@@ -51,8 +51,9 @@ export interface App {
  * Start Prospero with `config`. In order: refuse bad values (a supplied admin token, TLS files,
  * a `--bind` that is not an address of this machine), prepare the demo environment, make sure the
  * data dir is usable and take its lock (one gateway per data dir), listen, open the store, load
- * the tokens, start the fleet. Nothing is listened on and no database is touched before the lock
- * is ours.
+ * the tokens, start the fleet. Before the lock is ours only a throwaway probe listens (opened and
+ * closed at once, so a bad `--bind` is refused before anything is created) and no database is
+ * touched.
  *
  * A failure — or `opts.signal` aborting (Ctrl-C while starting) — undoes whatever part of the
  * start had happened: the port, the autostarted demo simulators, the database, the demo
@@ -197,12 +198,7 @@ export async function startApp(
         },
       });
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ERR_OSSL_PEM_NO_START_LINE" || /PEM|key values mismatch|certificate/i.test(String(err))) {
-        throw new StartupError(`the TLS certificate or key is not usable: ${(err as Error).message}`, {
-          cause: err,
-        });
-      }
+      // (A bad certificate or key was refused above, by createSecureContext.)
       throw listenError(err, config.bind, config.port);
     }
     const gw = gateway;
@@ -338,15 +334,23 @@ export async function startApp(
  * @throws Error `not a regular file` or the OS error.
  */
 function readRegularFile(file: string): Buffer {
-  const st = fs.statSync(file);
-  if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: ${file} is a directory`), { code: "EISDIR" });
-  if (!st.isFile()) throw new Error(`${file} is not a regular file`);
-  if (st.size > TLS_FILE_MAX_BYTES) {
-    throw new Error(
-      `${file} is ${st.size} bytes; a certificate chain or key is at most ${TLS_FILE_MAX_BYTES}`,
-    );
+  // Opened without blocking (a FIFO opens at once) and checked on the descriptor that is read, so
+  // the path cannot be swapped between the check and the read.
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (st.isDirectory())
+      throw Object.assign(new Error(`EISDIR: ${file} is a directory`), { code: "EISDIR" });
+    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+    if (st.size > TLS_FILE_MAX_BYTES) {
+      throw new Error(
+        `${file} is ${st.size} bytes; a certificate chain or key is at most ${TLS_FILE_MAX_BYTES}`,
+      );
+    }
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
-  return fs.readFileSync(file);
 }
 
 /** Largest TLS certificate (chain) or key file read at start, bytes (1 MiB). */

@@ -182,10 +182,11 @@ export class AuditLog {
 function boundArgs(args: unknown): unknown {
   if (args === undefined || args === null) return undefined;
   const json = JSON.stringify(args);
-  if (json.length <= MAX_AUDIT_ARGS_BYTES) return args;
+  const size = Buffer.byteLength(json, "utf8");
+  if (size <= MAX_AUDIT_ARGS_BYTES) return args;
   return {
     truncated: true,
-    bytes: json.length,
+    bytes: size,
     keys: typeof args === "object" ? Object.keys(args as object).slice(0, 20) : [],
   };
 }

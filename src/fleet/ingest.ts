@@ -465,12 +465,12 @@ export class IngestTask {
       return false;
     }
     this.cursor = next;
-    if (runEnd !== null && this.runEndSeenAt === null) this.runEndSeenAt = Date.now();
+    if (runEnd !== null && this.runEndSeenAt === null) this.runEndSeenAt = this.now();
     this.deps.metrics.frames_ingested_total += lines.length;
     this.deps.metrics.unknown_frames_total += res.unknownFrames;
     this.deps.metrics.invalid_lines_total += res.invalidLines;
-    for (const e of [...extraEvents, ...res.events])
-      if (e.kind === "ingest_gap") this.deps.metrics.ingest_gaps_total++;
+    // Gaps are the task's own (the normalizer never emits one).
+    for (const e of extraEvents) if (e.kind === "ingest_gap") this.deps.metrics.ingest_gaps_total++;
     if (this.cursor.mode === "socket") {
       for (const l of lines) this.recent.push(l.text);
       if (this.recent.length > REPLAY_WINDOW) this.recent.splice(0, this.recent.length - REPLAY_WINDOW);
@@ -595,8 +595,8 @@ export class IngestTask {
   private checkEnded(): boolean {
     if (this.endReason !== null) return true;
     if (this.cursor.runEnd !== null) {
-      const seen = this.runEndSeenAt ?? Date.now();
-      if (!this.socketOpen || Date.now() - seen >= RUN_END_LINGER_MS) this.endReason = "run_end";
+      const seen = this.runEndSeenAt ?? this.now();
+      if (!this.socketOpen || this.now() - seen >= RUN_END_LINGER_MS) this.endReason = "run_end";
     } else if (this.goneAt !== null) {
       this.endReason = "worker_gone";
     }
@@ -695,8 +695,8 @@ export class IngestTask {
       if (connected) this.notifySocketClosed();
       if (refused) {
         this.refusedSince ??= attemptAt;
-        if (await this.workerGone(Date.now())) {
-          this.goneAt = Date.now();
+        if (await this.workerGone(this.now())) {
+          this.goneAt = this.now();
           this.log.debug("worker gone: its endpoint refuses connections");
           this.wakeUp?.();
           return;
@@ -852,8 +852,8 @@ export class IngestTask {
         this.refusedSince ??= attemptAt;
         const wrote = this.everConnected || this.cursor.lineCount > 0 || this.cursor.runEnd !== null;
         const limit = wrote ? WORKER_GONE_AFTER_MS : NEVER_BOUND_GONE_AFTER_MS;
-        if (Date.now() - this.refusedSince >= limit) {
-          this.goneAt = Date.now();
+        if (this.now() - this.refusedSince >= limit) {
+          this.goneAt = this.now();
           this.endReason = "worker_gone";
           break;
         }

@@ -80,7 +80,7 @@ const RunFailureRef = builder.objectRef<RunFailureView>("RunFailure").implement(
     logTail: t.exposeString("logTail", {
       nullable: true,
       description:
-        "The last lines of the worker's `<session_dir>/worker.log` (its stdout and stderr: where preflight failures such as a missing API key show up), at most 40 lines and 8 KiB, token-shaped secrets replaced by `[redacted]`, control characters kept (sanitize before printing); null when the file could not be read (see `reason`).",
+        "The last lines of the worker's `<session_dir>/worker.log` (its stdout and stderr: where preflight failures such as a missing API key show up), at most 40 lines and 8 KiB, token-shaped secrets replaced by `[redacted]`, escape sequences and control characters other than LF and TAB removed; null when the file could not be read (see `reason`).",
     }),
     logTruncated: t.exposeBoolean("logTruncated", {
       description: "Earlier lines (or the start of an over-long line) were left out of `logTail`.",

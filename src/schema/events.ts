@@ -342,7 +342,7 @@ eventType(
     logTail: t.string({
       nullable: true,
       description:
-        "The last lines of worker.log (at most 40 lines and 8 KiB, UTF-8, token-shaped secrets such as API keys replaced by `[redacted]`; control characters kept: sanitize before printing); null when the file could not be read (see `reason`).",
+        "The last lines of worker.log (at most 40 lines and 8 KiB, UTF-8, token-shaped secrets such as API keys replaced by `[redacted]`; escape sequences and control characters other than LF and TAB removed); null when the file could not be read (see `reason`).",
       resolve: (e) => e.payload.tail,
     }),
     logTruncated: t.boolean({

@@ -149,7 +149,12 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
   let discovery: Promise<string | null> | null = null;
   const currentToken = async (): Promise<string | null> => {
     if (explicit !== null || opts.token === false || !isNode()) return explicit;
-    discovery ??= findVerifiedLocalToken(opts.url, process.env, fetchImpl).then((t) => (token = t));
+    discovery ??= findVerifiedLocalToken(opts.url, process.env, fetchImpl).then((t) => {
+      token = t;
+      // Not found (e.g. the gateway was not up yet): look again on the next request.
+      if (t === null) discovery = null;
+      return t;
+    });
     return discovery;
   };
   const headers: HeadersOption = async () => {

@@ -163,7 +163,9 @@ export function withEffectivePages(args: ExecutionArgs): DocumentNode | null {
   const pageOf = (name: string): ValueNode => {
     const given = variables[name];
     if (typeof given === "number" && Number.isInteger(given) && given >= 0) return intValue(given);
-    const fallback = defaults.get(name);
+    // A variable sent as null runs as null (the connection's own default page), not as the
+    // variable's default: only a variable left out takes its default.
+    const fallback = Object.hasOwn(variables, name) ? undefined : defaults.get(name);
     return fallback?.kind === Kind.INT ? fallback : intValue(DEFAULT_PAGE_FOR_COST);
   };
   let changed = false;

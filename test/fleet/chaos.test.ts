@@ -8,7 +8,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { onCleanup } from "../helpers/cleanup.js";
 import { CalibandClient } from "../../src/caliband/client.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
 import { openDatabase, DB_FILE } from "../../src/store/db.js";
@@ -22,15 +23,10 @@ const SIM = path.resolve(import.meta.dirname, "../support/bin/caliband-sim");
 const AGENTS = 3;
 const FRAMES = 3_000;
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
 describe("chaos: daemon SIGKILL mid-run, then gateway SIGKILL and restart", () => {
   it(`${AGENTS} agents × ${FRAMES} frames: stored frames equal every stdout.ndjson byte for byte`, async () => {
     const ws = makeTempWorkspace();
-    cleanups.push(() => ws.cleanup());
+    onCleanup(() => ws.cleanup());
     const root = fs.realpathSync(ws.root);
     const dataDir = path.join(ws.tmp, "gw");
     const db = await openDatabase(dataDir);
@@ -47,7 +43,7 @@ describe("chaos: daemon SIGKILL mid-run, then gateway SIGKILL and restart", () =
     const args = ["--data-dir", dataDir, "--caliband-bin", SIM, "--poll-interval-ms", "200"];
     const serve = async (): Promise<ServeProcess> => {
       const p = await startServe(args, env);
-      cleanups.push(async () => {
+      onCleanup(async () => {
         if (p.child.exitCode === null && p.child.signalCode === null) {
           p.child.kill("SIGKILL");
           await p.exited;
@@ -65,7 +61,7 @@ describe("chaos: daemon SIGKILL mid-run, then gateway SIGKILL and restart", () =
       }
     };
     const groups = new Set<number>();
-    cleanups.push(() => {
+    onCleanup(() => {
       for (const g of groups) {
         try {
           process.kill(-g, "SIGKILL");
@@ -83,7 +79,7 @@ describe("chaos: daemon SIGKILL mid-run, then gateway SIGKILL and restart", () =
       ids.push((await daemon.spawn({ initial_prompt: `chaos ${i} fake:frames=${FRAMES} fake:pace=2` })).id);
     }
     const reader = new BetterSqlite3(path.join(dataDir, DB_FILE), { readonly: true, timeout: 5000 });
-    cleanups.push(() => {
+    onCleanup(() => {
       reader.close();
     });
     const stored = (id: string) =>

@@ -8,7 +8,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { onCleanup } from "../helpers/cleanup.js";
 import { CalibandClient } from "../../src/caliband/client.js";
 import { isTerminal } from "../../src/caliband/wire.js";
 import { isTerminalEvent } from "../../src/events/index.js";
@@ -18,11 +19,6 @@ import { collect, startAppHarness } from "../helpers/app-harness.js";
 import { makeTempWorkspace } from "../support/temp-workspace.js";
 
 const SIM = path.resolve(import.meta.dirname, "../support/bin/caliband-sim");
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
 /** Kill a process group we started (a sim and the worker processes it launched), if still there. */
 function killGroup(pgid: number): void {
@@ -45,7 +41,7 @@ async function storedBytes(h: FleetHarness, agentId: string): Promise<Buffer> {
 describe("a daemon SIGKILLed under running agents loses nothing (item 1)", () => {
   it("two agents streaming 2,500 frames each: every line stored byte for byte, the outcome they reached recorded", async () => {
     const ws = makeTempWorkspace();
-    cleanups.push(() => ws.cleanup());
+    onCleanup(() => ws.cleanup());
     const sessions = path.join(ws.tmp, "sessions");
     const env = {
       ...process.env,
@@ -61,12 +57,12 @@ describe("a daemon SIGKILLed under running agents loses nothing (item 1)", () =>
       pollIntervalMs: 200,
       startupTimeoutMs: 20_000,
     });
-    cleanups.push(() => h.close());
+    onCleanup(() => h.close());
     const root = fs.realpathSync(ws.root);
     await h.fleet.addWorkspace({ name: "demo", root });
     const first = await h.fleet.daemons.handle(h.fleet.registry.get("demo"));
     expect(first.started).toBe(true);
-    cleanups.push(() => killGroup(first.pid!));
+    onCleanup(() => killGroup(first.pid!));
 
     const ids: string[] = [];
     for (const label of ["alpha", "beta"]) {
@@ -90,7 +86,7 @@ describe("a daemon SIGKILLed under running agents loses nothing (item 1)", () =>
       },
       20_000,
       "a new daemon autostarted",
-    ).then((h2) => cleanups.push(() => killGroup(h2.pid!)));
+    ).then((h2) => onCleanup(() => killGroup(h2.pid!)));
     const client = (await h.fleet.daemons.handle(h.fleet.registry.get("demo"))).client;
     await waitFor(
       async () => (await client.list()).every((r) => r.rawStatus === "crashed"),
@@ -130,7 +126,7 @@ describe("a daemon SIGKILLed under running agents loses nothing (item 1)", () =>
 describe("no zombie after a daemon restart (item 2)", () => {
   it("a finished interactive worker the restarted daemon still lists idle ends the run; agentEvents completes", async () => {
     const h = await startAppHarness();
-    cleanups.push(() => h.close());
+    onCleanup(() => h.close());
     const spawned = await h.app.fleet.lifecycle.spawn({
       workspace: "demo",
       prompt: "wait for me",
@@ -143,7 +139,7 @@ describe("no zombie after a daemon restart (item 2)", () => {
       "subscription($id: String!) { agentEvents(agentId: $id) { __typename } }",
       { id },
     );
-    cleanups.push(() => sub.stop());
+    onCleanup(() => sub.stop());
 
     await h.d.daemon.restart(); // idle is not swept; the worker's exit is no longer observed (§5.7)
     await h.app.fleet.lifecycle.sendInput(id, "one more thing");
@@ -171,10 +167,10 @@ describe("no zombie after a daemon restart (item 2)", () => {
 describe("status within moments, times from the stream (item 6)", () => {
   async function quiet(): Promise<{ d: DaemonFixture; h: FleetHarness }> {
     const d = await startDaemon();
-    cleanups.push(() => d.close());
+    onCleanup(() => d.close());
     // One poll when the workspace is added, then none for an hour: only ingest can prompt one.
     const h = await startFleet({ runtimeDir: d.ws.runtime, pollIntervalMs: 3_600_000 });
-    cleanups.push(() => h.close());
+    onCleanup(() => h.close());
     await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
     return { d, h };
   }
@@ -211,9 +207,9 @@ describe("status within moments, times from the stream (item 6)", () => {
 describe("ingest that must stop short says so (item 1)", () => {
   it("an orphan removed from its restarted daemon while still writing: an ingest_gap with the reason, counted", async () => {
     const d = await startDaemon();
-    cleanups.push(() => d.close());
+    onCleanup(() => d.close());
     const h = await startFleet({ runtimeDir: d.ws.runtime });
-    cleanups.push(() => h.close());
+    onCleanup(() => h.close());
     await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
     const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "long fake:hold=60000" });
     await waitFor(() => (d.daemon.agent(agent.id)?.linesWritten ?? 0) >= 8, 10_000, "turn 1 started");

@@ -5,15 +5,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { onCleanup } from "../helpers/cleanup.js";
 import { framesScript, type Frame } from "../support/fake-scripts.js";
 import { startDaemon, startFleet, waitFor, type FleetHarness } from "../helpers/fleet-harness.js";
 import { runEndFrame, turnEndFrame } from "../helpers/paced-run.js";
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
 /** A run whose lines include bytes that are not UTF-8: Latin-1 text in a delta, a truncated sequence, garbage. */
 function frames(): Frame[] {
@@ -38,9 +34,9 @@ function frames(): Frame[] {
 
 async function run(forceSocketIngest: boolean): Promise<{ h: FleetHarness; id: string; file: Buffer }> {
   const d = await startDaemon({ frameDelayMs: 1, script: () => framesScript(frames()) });
-  cleanups.push(() => d.close());
+  onCleanup(() => d.close());
   const h = await startFleet({ runtimeDir: d.ws.runtime, forceSocketIngest });
-  cleanups.push(() => h.close());
+  onCleanup(() => h.close());
   await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
   const { agent } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "bytes" });
   await waitFor(() => h.fleet.state.agent(agent.id)?.status === "done", 10_000, "done");

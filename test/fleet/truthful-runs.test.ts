@@ -5,7 +5,8 @@
 // - operator input is stored before the output that answers it, and a failed delivery says so;
 // - an agent id recorded for one workspace is never moved to another one that also lists it.
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { onCleanup } from "../helpers/cleanup.js";
 import { CalibandClient } from "../../src/caliband/client.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
 import type { FleetEvent } from "../../src/events/index.js";
@@ -19,16 +20,11 @@ import {
   type FleetHarness,
 } from "../helpers/fleet-harness.js";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
 async function setup(pollIntervalMs = 100): Promise<{ d: DaemonFixture; h: FleetHarness }> {
   const d = await startDaemon();
-  cleanups.push(() => d.close());
+  onCleanup(() => d.close());
   const h = await startFleet({ runtimeDir: d.ws.runtime, pollIntervalMs });
-  cleanups.push(() => h.close());
+  onCleanup(() => h.close());
   await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
   return { d, h };
 }
@@ -48,7 +44,7 @@ async function daemonIn(
     dataBase: dataBase ?? ws.data,
     env,
   });
-  cleanups.push(async () => {
+  onCleanup(async () => {
     await daemon.close();
     ws.cleanup();
   });
@@ -63,7 +59,7 @@ const requestsOf = (d: DaemonFixture, kind: string) =>
 describe("a finished run is never turned into a killed one (item 4)", () => {
   it("the double overwrites done with killed, as caliband does (protocol §1.7 kill)", async () => {
     const d = await startDaemon();
-    cleanups.push(() => d.close());
+    onCleanup(() => d.close());
     const c = direct(d);
     const { id } = await c.spawn({ initial_prompt: "quick" });
     await waitFor(() => d.daemon.record(id)?.status === "done", 10_000, "done on the daemon");
@@ -115,6 +111,10 @@ describe("a finished run is never turned into a killed one (item 4)", () => {
       .filter((e) => e.kind === "status_changed")
       .map((e) => e.payload);
     expect(statuses).toEqual([{ from: "running", to: "killed" }]);
+    // A killed worker's output is read to its end: no gap is claimed for it.
+    const kinds = (await h.store.readStream(agent.id, 0, 1000)).map((e) => e.kind);
+    expect(kinds).not.toContain("ingest_gap");
+    expect(h.fleet.metrics.ingest_gaps_total).toBe(0);
     // A poll whose list was answered before the kill (it still says running) reconciles later:
     // the recorded end stays, nothing is appended.
     const count = (await h.store.readStream(agent.id, 0, 1000)).length;

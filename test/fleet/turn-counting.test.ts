@@ -5,7 +5,8 @@
 // gateway on a real port; the run comes from a scripted worker of the caliband double serving a
 // second workspace.
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { onCleanup } from "../helpers/cleanup.js";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
@@ -13,11 +14,6 @@ import { FakeCaliband } from "../support/fake-caliband.js";
 import { framesScript, type Frame } from "../support/fake-scripts.js";
 import { makeTempWorkspace } from "../support/temp-workspace.js";
 import { normalizeLines, initialNormalizerState, agentTotals } from "../../src/fleet/normalize.js";
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
 const MODEL = "claude-sonnet-4-5";
 const msg = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] });
@@ -82,7 +78,7 @@ async function scriptedWorkspace(h: AppHarness): Promise<void> {
     env,
     script: () => framesScript(FRAMES),
   });
-  cleanups.push(async () => {
+  onCleanup(async () => {
     await daemon.close();
     ws.cleanup();
   });
@@ -96,7 +92,7 @@ async function scriptedWorkspace(h: AppHarness): Promise<void> {
 describe("one derivation of a run's turns", () => {
   it("usage and the agent agree on turns, tokens and cost after malformed TurnEnds and a disagreeing RunEnd", async () => {
     const h = await startAppHarness();
-    cleanups.push(() => h.close());
+    onCleanup(() => h.close());
     await scriptedWorkspace(h);
     const spawned = await h.gql<{ spawnAgent: { agent: { agentId: string } } }>(
       `mutation { spawnAgent(input: { workspace: "scripted", prompt: "scripted run" }) { ... on SpawnAgentPayload { agent { agentId } } ... on Error { message } } }`,

@@ -5,7 +5,8 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { onCleanup } from "../helpers/cleanup.js";
 import { CalibandClient } from "../../src/caliband/client.js";
 import type { FleetEvent } from "../../src/events/index.js";
 import {
@@ -26,11 +27,6 @@ import {
   type FleetHarness,
 } from "../helpers/fleet-harness.js";
 import { tmpDir } from "../helpers/tmp.js";
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
 /** Secrets a worker might print; none of them may be stored. */
 const SECRETS = {
@@ -101,9 +97,9 @@ function scripts(spec: SpawnSpecJson): WorkerScript | undefined {
 
 async function setup(): Promise<{ d: DaemonFixture; h: FleetHarness }> {
   const d = await startDaemon({ script: scripts });
-  cleanups.push(() => d.close());
+  onCleanup(() => d.close());
   const h = await startFleet({ runtimeDir: d.ws.runtime });
-  cleanups.push(() => h.close());
+  onCleanup(() => h.close());
   await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
   return { d, h };
 }
@@ -236,13 +232,13 @@ describe("a failed run keeps why (issue 12 item 7)", () => {
 
   it("a run that failed before its workspace was registered gets its worker_log when discovered", async () => {
     const d = await startDaemon({ script: scripts });
-    cleanups.push(() => d.close());
+    onCleanup(() => d.close());
     const { id } = await new CalibandClient({ scheme: "unix", path: d.daemon.socketPath }).spawn({
       initial_prompt: "early fake:preflight-fail",
     });
     await waitFor(() => d.daemon.record(id)?.status === "failed", 10_000, "failed on the daemon");
     const h = await startFleet({ runtimeDir: d.ws.runtime });
-    cleanups.push(() => h.close());
+    onCleanup(() => h.close());
     await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
     const events = await waitFor(async () => {
       const all = await h.store.readStream(id, 0, 1000);

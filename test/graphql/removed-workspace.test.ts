@@ -5,7 +5,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { onCleanup } from "../helpers/cleanup.js";
 import { startApp, type App } from "../../src/app.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
 import { resolveConfig } from "../../src/config.js";
@@ -13,11 +14,6 @@ import { silentLogger } from "../../src/log.js";
 import { FakeCaliband } from "../support/fake-caliband.js";
 import { makeTempWorkspace } from "../support/temp-workspace.js";
 import { waitFor } from "../helpers/fleet-harness.js";
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
 type Data = Record<string, unknown>;
 
@@ -39,7 +35,7 @@ async function gateway(
     stopped = true;
     await realStop();
   };
-  cleanups.push(stop);
+  onCleanup(stop);
   const gql = async (query: string, variables?: Data): Promise<Data> => {
     const res = await fetch(`${app.gateway.url}/graphql`, {
       method: "POST",
@@ -56,7 +52,7 @@ async function gateway(
 describe("a removed workspace stays removed (issue 12 item 3)", () => {
   it("after a restart it is not polled, autostarted, spawnable or counted; its name and root can be registered again", async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rmws-"));
-    cleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
+    onCleanup(() => fs.rmSync(tmp, { recursive: true, force: true }));
     const runtime = path.join(tmp, "run");
     const xdg = path.join(tmp, "xdg");
     fs.mkdirSync(xdg, { mode: 0o700 });
@@ -83,7 +79,7 @@ describe("a removed workspace stays removed (issue 12 item 3)", () => {
         dataBase: ws.data,
         env,
       });
-      cleanups.push(async () => {
+      onCleanup(async () => {
         await daemon.close();
         ws.cleanup();
       });
@@ -91,7 +87,7 @@ describe("a removed workspace stays removed (issue 12 item 3)", () => {
     }
     // A workspace whose daemon is not running (autostart would start one if it were polled).
     const ghost = makeTempWorkspace("ghost-repo");
-    cleanups.push(() => ghost.cleanup());
+    onCleanup(() => ghost.cleanup());
     const ghostRoot = fs.realpathSync(ghost.root);
 
     // First gateway: register, run one agent in "old", then remove "old" and "ghost".

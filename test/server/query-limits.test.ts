@@ -104,6 +104,11 @@ describe("the cost of a page", () => {
         `{ workspaces { agents { edges { node { events { nodes { ${TIMELINE_NODE} } } } } } } }`,
       ],
       [
+        "variables sent as null (they run as null, not as their defaults)",
+        `query($n: Int = 1) { agents(first: $n) { edges { node { events(first: $n) { nodes { seq ts cursor } } } } } }`,
+        { n: null },
+      ],
+      [
         "aliases of variable pages",
         `query($n: Int) { ${Array.from({ length: 10 }, (_, i) => `a${i}: events(workspace: "demo", first: $n) { nodes { seq ts cursor } }`).join(" ")} }`,
         { n: 1000 },
