@@ -34,6 +34,12 @@ const config: CodegenConfig = {
         nonOptionalTypename: false,
       },
     },
+    // Apollo Client's `possibleTypes` (which objects each union and interface stands for): its
+    // default cache cannot read `... on Error { code }` of a mutation result without them.
+    [`${GENERATED_DIR}possible-types.ts`]: {
+      plugins: ["fragment-matcher"],
+      config: { apolloClientVersion: 3, useExplicitTyping: true },
+    },
   },
 };
 

@@ -14,6 +14,7 @@ export default tseslint.config(
       "coverage/**",
       ".prospero/**",
       "dashboard/dist/**",
+      "consumer/generated/**",
     ],
   },
   js.configs.recommended,

@@ -1,18 +1,28 @@
-// Prints the plain "N passed, N failed[, N skipped]" line CI reads, from vitest's JSON report.
-// Exits 1 when the report is missing or unreadable (then counts as one failure).
+// Prints the plain "N passed, N failed[, N skipped]" line CI reads, from vitest's JSON reports: the
+// main suite's and, when given, more (the consumer test's), counted together.
+// Exits 1 when a report is missing or unreadable (then it counts as one failure), or when one of
+// them passed no test.
 import { readFileSync } from "node:fs";
 
-const file = process.argv[2] ?? ".vitest-report.json";
-let report;
-try {
-  report = JSON.parse(readFileSync(file, "utf8"));
-} catch (err) {
-  console.log(`no test report at ${file}: ${err.message}`);
-  console.log("0 passed, 1 failed");
-  process.exit(1);
+const files = process.argv.length > 2 ? process.argv.slice(2) : [".vitest-report.json"];
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let bad = false;
+for (const file of files) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    console.log(`no test report at ${file}: ${err.message}`);
+    failed += 1;
+    bad = true;
+    continue;
+  }
+  passed += report.numPassedTests ?? 0;
+  if (!report.numPassedTests) bad = true;
+  failed += (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0);
+  skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 }
-const passed = report.numPassedTests ?? 0;
-const failed = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0);
-const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
-process.exit(failed > 0 || passed === 0 ? 1 : 0);
+process.exit(bad || failed > 0 ? 1 : 0);

@@ -189,6 +189,7 @@ export async function startApp(
         insecure: config.insecureNoAuth,
         tls,
         maxConnections: config.maxConnections,
+        trustedDocumentsOnly: config.trustedDocumentsOnly,
         access: {
           bind: config.bind,
           tls: tls !== null,

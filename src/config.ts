@@ -53,6 +53,11 @@ export interface Config {
   allowRoots: string[];
   /** Most WebSocket connections open at once (graphql-ws), gateway-wide. */
   maxConnections: number;
+  /**
+   * Run only the registered documents of the SDK, CLI and dashboard (`--trusted-documents-only`;
+   * the manifest `trusted-documents.json`, src/server/trusted-documents.ts).
+   */
+  trustedDocumentsOnly: boolean;
 }
 
 /** One setting's description: its flag, env var and accepted form (used in error messages). */
@@ -227,6 +232,13 @@ const SETTINGS: readonly SettingSpec[] = [
     expected: "an integer number of WebSocket connections, 1–100000",
     schema: intString(1, 100_000),
   },
+  {
+    key: "trustedDocumentsOnly",
+    flag: "--trusted-documents-only",
+    env: "PROSPERO_TRUSTED_DOCUMENTS_ONLY",
+    expected: "true or false",
+    schema: boolString,
+  },
 ];
 
 /**
@@ -282,6 +294,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowEnv: [],
     allowRoots: [],
     maxConnections: 256,
+    trustedDocumentsOnly: false,
   };
 }
 

@@ -87,7 +87,7 @@ export interface FieldIssue {
 
 /** Input that fails validation; `issues` name each bad field. */
 export class ValidationFailed extends ProsperoError {
-  readonly code = "VALIDATION";
+  readonly code = "BAD_USER_INPUT";
   constructor(readonly issues: FieldIssue[]) {
     super(`invalid input: ${issues.map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`).join("; ")}`);
   }

@@ -192,7 +192,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     },
     async addWorkspace(name, root) {
       const d = await gql<{ addWorkspace: { __typename: string; message?: string } }>(
-        `mutation($name: String!, $root: String!) { addWorkspace(name: $name, root: $root) {
+        `mutation($name: String!, $root: String!) { addWorkspace(input: { name: $name, root: $root }) {
            __typename ... on Error { message } } }`,
         { name, root },
       );

@@ -87,7 +87,7 @@ class Collector {
   to = Infinity;
   /** Latencies recorded (stamps in the window). */
   got = 0;
-  /** `Gap` events (a subscriber fell behind the bus). */
+  /** `GapEvent` items (a subscriber fell behind the bus). */
   gaps = 0;
   /** Subscriptions that completed or failed before the end. */
   ended = 0;
@@ -102,7 +102,7 @@ class Collector {
     return (data) => {
       const now = wallMs();
       const ev = Object.values(data)[0] as { __typename?: string; text?: string } | null | undefined;
-      if (ev?.__typename === "Gap") this.gaps++;
+      if (ev?.__typename === "GapEvent") this.gaps++;
       if (typeof ev?.text !== "string") return;
       for (const m of ev.text.matchAll(/@(\d+(?:\.\d+)?)/g)) {
         const stamp = Number(m[1]);

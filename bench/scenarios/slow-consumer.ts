@@ -2,7 +2,7 @@
  * Slow consumer: one `fleetEvents` subscriber (graphql-ws) that stops reading at the TCP level
  * right after its first message, while 1,000,000 events flow from 100 simulated agents; the
  * gateway's RSS is sampled every 500 ms and must stay flat — its per-subscriber buffer is bounded
- * (1024 events, then a Gap and a refill from the store), so a stalled client must not make it grow.
+ * (1024 events, then a GapEvent and a refill from the store), so a stalled client must not make it grow.
  *
  * The flow runs as fast as the gateway stores it but with a bounded backlog: agents of 10,000
  * events each (`bench:burst=… bench:distinct`, every delta its own fleet event) are spawned one
@@ -15,9 +15,9 @@
  * ingest alone produces), the largest deviation from the median, max, RSS at 10/50/100 % of the
  * flow, events dropped from the subscriber's bus buffer, ingest rate. Baseline (same run): the same
  * flow on a fresh gateway with no subscriber. Then the paused subscriber is resumed: it should get
- * a Gap and then the tail — unless the gateway's keep-alive closed it meanwhile (a socket that does
+ * a GapEvent and then the tail — unless the gateway's keep-alive closed it meanwhile (a socket that does
  * not read cannot answer pings; closed 12–36 s into the pause, reported as such). A second check
- * pauses a fresh subscriber for 8 s while one more agent bursts, then resumes it: Gap, then the
+ * pauses a fresh subscriber for 8 s while one more agent bursts, then resumes it: GapEvent, then the
  * tail. Target (issue 7): RSS flat (±10 %) under a paused subscriber.
  */
 import { waitFor } from "../../test/helpers/fleet-harness.js";
@@ -73,7 +73,7 @@ interface Sample {
 interface PausedOutcome {
   /** Seconds after the pause when the server dropped the subscription (bus subscribers fell), or null. */
   droppedAfterS: number | null;
-  /** Gap item received after resuming. */
+  /** GapEvent item received after resuming. */
   gap: boolean;
   /** The last event stored at the end of the flow arrived. */
   caughtUp: boolean;
@@ -81,7 +81,7 @@ interface PausedOutcome {
   closed: boolean;
   /** From resume to the last event (or to giving up), s. */
   catchUpS: number;
-  /** Items received after resuming (Gap included). */
+  /** Items received after resuming (GapEvent included). */
   receivedAfterResume: number;
 }
 
@@ -144,7 +144,7 @@ async function flow(ctx: RunContext, mode: "baseline" | "paused", total: number)
             return;
           }
           received++;
-          if (e?.__typename === "Gap") gap = true;
+          if (e?.__typename === "GapEvent") gap = true;
           else if (e) lastGlobal = Math.max(lastGlobal, globalIdOf(e.cursor));
         },
         g.token,
@@ -243,7 +243,7 @@ async function flow(ctx: RunContext, mode: "baseline" | "paused", total: number)
         receivedAfterResume: received,
       };
       ctx.log(
-        `  resumed: ${received} items in ${catchUpS.toFixed(2)} s, Gap ${gap ? "yes" : "no"}, ` +
+        `  resumed: ${received} items in ${catchUpS.toFixed(2)} s, GapEvent ${gap ? "yes" : "no"}, ` +
           `caught up ${paused.caughtUp ? "yes" : "no"}${paused.closed ? " (socket closed)" : ""}` +
           (paused.droppedAfterS !== null
             ? `; the server dropped the subscription ${paused.droppedAfterS.toFixed(1)} s after the pause`
@@ -273,7 +273,7 @@ const maxEventId = (g: Gateway): number => {
  * After the flow, on the same gateway: a fresh `fleetEvents` subscriber (from the current end)
  * stops reading after its first message for {@link SHORT_PAUSE_MS} — shorter than the gateway's
  * keep-alive lets an unresponsive socket live — while one more agent bursts {@link PER_AGENT}
- * events; then it resumes and must get a Gap, then every event up to the last stored.
+ * events; then it resumes and must get a GapEvent, then every event up to the last stored.
  */
 async function shortPause(ctx: RunContext, g: Gateway, count: number): Promise<ShortPause> {
   const from = maxEventId(g);
@@ -295,7 +295,7 @@ async function shortPause(ctx: RunContext, g: Gateway, count: number): Promise<S
         }
         return;
       }
-      if (e?.__typename === "Gap") gap = true;
+      if (e?.__typename === "GapEvent") gap = true;
       else if (e) lastGlobal = Math.max(lastGlobal, globalIdOf(e.cursor));
     },
     g.token,
@@ -326,7 +326,7 @@ async function shortPause(ctx: RunContext, g: Gateway, count: number): Promise<S
     while (lastGlobal < maxId && !closed && performance.now() - r0 < QUICK_CATCH_UP_MS) await sleep(20);
     const out = { pauseS, gap, caughtUp: lastGlobal >= maxId, catchUpS: (performance.now() - r0) / 1000 };
     ctx.log(
-      `  short pause (${pauseS.toFixed(1)} s, ${count} events): Gap ${gap ? "yes" : "no"}, ` +
+      `  short pause (${pauseS.toFixed(1)} s, ${count} events): GapEvent ${gap ? "yes" : "no"}, ` +
         `caught up ${out.caughtUp ? "yes" : "no"} ${out.catchUpS.toFixed(2)} s after resuming${closed ? " (socket closed)" : ""}`,
     );
     return out;
@@ -416,7 +416,7 @@ export const scenario: Scenario = {
       }
       out.push({
         ...row("paused all along, resumed: time to the last event", o.catchUpS, "s"),
-        target: "Gap, then the tail",
+        target: "GapEvent, then the tail",
         meets: o.gap && o.caughtUp,
       });
     }
@@ -424,7 +424,7 @@ export const scenario: Scenario = {
     if (sp) {
       out.push({
         ...row(`paused ${sp.pauseS.toFixed(0)} s, resumed: time to the last event`, sp.catchUpS, "s"),
-        target: "Gap, then the tail",
+        target: "GapEvent, then the tail",
         meets: sp.gap && sp.caughtUp,
       });
     }

@@ -168,3 +168,15 @@ export function describeFailure(err: unknown): { exitCode: ExitCode; message: st
   const message = err instanceof Error ? err.message : String(err);
   return { exitCode: EXIT.failure, message: `unexpected error: ${message}` };
 }
+
+/**
+ * A nullable root field's value. The SDK throws on any GraphQL error, so null here means the
+ * gateway answered without an error and without the field (a gateway bug): a failure naming it.
+ * @throws CliError (failure) when `value` is null or undefined.
+ */
+export function present<T>(value: T | null | undefined, field: string): T {
+  if (value === null || value === undefined) {
+    throw new CliError(EXIT.failure, `the gateway returned no ${field} (and no error)`);
+  }
+  return value;
+}

@@ -43,6 +43,7 @@ interface ServeOptions {
   allowEnv?: string[];
   allowRoot?: string[];
   maxConnections?: string;
+  trustedDocumentsOnly?: boolean;
 }
 
 /** Commander collector of a repeatable option. */
@@ -128,6 +129,7 @@ async function serve(opts: ServeOptions): Promise<void> {
       allowEnv: opts.allowEnv,
       allowRoots: opts.allowRoot,
       maxConnections: opts.maxConnections,
+      trustedDocumentsOnly: opts.trustedDocumentsOnly,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -244,6 +246,10 @@ export function buildProgram(): Command {
     .option(
       "--max-connections <n>",
       "most WebSocket connections at once (env PROSPERO_MAX_CONNECTIONS; default 256)",
+    )
+    .option(
+      "--trusted-documents-only",
+      "run only the GraphQL documents of the SDK, CLI and dashboard registered in trusted-documents.json (env PROSPERO_TRUSTED_DOCUMENTS_ONLY)",
     )
     .addHelpText(
       "after",

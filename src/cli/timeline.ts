@@ -26,20 +26,19 @@ const CONTINUATION = "\n         ";
 
 const DEFAULT_LIMITS: TimelineLimits = { inputChars: 400, resultLines: 12, lineChars: 200 };
 
-type Usage = { input: number; output: number; cacheRead: number; cacheCreation: number };
+type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+};
 
 function usageText(u: Usage): string {
   const cache =
-    u.cacheRead || u.cacheCreation ? ` (cache read ${int(u.cacheRead)}, write ${int(u.cacheCreation)})` : "";
-  return `in ${int(u.input)} · out ${int(u.output)}${cache}`;
-}
-
-function promptOf(spec: unknown): string | null {
-  if (spec === null || typeof spec !== "object") return null;
-  const p =
-    (spec as { initial_prompt?: unknown; prompt?: unknown }).initial_prompt ??
-    (spec as { prompt?: unknown }).prompt;
-  return typeof p === "string" ? p : null;
+    u.cacheReadTokens || u.cacheCreationTokens
+      ? ` (cache read ${int(u.cacheReadTokens)}, write ${int(u.cacheCreationTokens)})`
+      : "";
+  return `in ${int(u.inputTokens)} · out ${int(u.outputTokens)}${cache}`;
 }
 
 /** Renders events, in order, as lines of text written to `write`. */
@@ -70,7 +69,7 @@ export class TimelineRenderer {
     const t = c.dim(clock(e.ts));
     switch (e.__typename) {
       case "AgentSpawnedEvent": {
-        const prompt = promptOf(e.spec);
+        const prompt = e.spec.prompt;
         this.line(t, `${c.bold("▶ spawned")} ${e.name} in ${e.workspace}`);
         if (prompt) this.line(t, c.dim(`  prompt: ${truncate(prompt.replace(/\s+/g, " "), 200)}`));
         break;
@@ -101,12 +100,15 @@ export class TimelineRenderer {
       case "TurnCompletedEvent": {
         const cost = e.estimatedCostUsd !== null ? ` · ${usd(e.estimatedCostUsd)}` : "";
         const ttft = e.ttftMs !== null ? ` · ttft ${duration(e.ttftMs)}` : "";
-        this.line(t, c.dim(`↳ turn ${e.turnIndex} ${e.stopReason} · ${usageText(e.usage)}${cost}${ttft}`));
+        this.line(
+          t,
+          c.dim(`↳ turn ${e.turnIndex} ${e.stopReasonName} · ${usageText(e.usage)}${cost}${ttft}`),
+        );
         break;
       }
       case "AgentFinishedEvent": {
         const detail = e.outcomeDetail ? ` (${e.outcomeDetail})` : "";
-        const outcome = e.outcome === "EndOfTurn" ? c.green(e.outcome) : c.yellow(e.outcome);
+        const outcome = e.outcome === "END_OF_TURN" ? c.green(e.outcomeName) : c.yellow(e.outcomeName);
         this.line(
           t,
           `${c.bold("■ finished:")} ${outcome}${detail} · ${e.turns} turns · ${usageText(e.usage)} · cost ${usd(e.estimatedCostUsd)}`,
@@ -126,7 +128,12 @@ export class TimelineRenderer {
         );
         break;
       case "AgentGoneEvent":
-        this.line(t, c.dim(`· gone: ${e.reason}${e.replacedBy ? ` (replaced by ${e.replacedBy})` : ""}`));
+        this.line(
+          t,
+          c.dim(
+            `· gone: ${e.goneReason.toLowerCase()}${e.replacedBy ? ` (replaced by ${e.replacedBy})` : ""}`,
+          ),
+        );
         break;
       case "IngestGapEvent":
         this.line(
@@ -182,10 +189,10 @@ export class TimelineRenderer {
 
   private text(e: Extract<AgentEvent, { __typename: "OutputEvent" }>): void {
     const key = `${e.turnIndex}:${e.blockIndex}:${e.stream}`;
-    const style = e.stream === "thinking" ? this.c.dim : (s: string) => s;
+    const style = e.stream === "THINKING" ? this.c.dim : (s: string) => s;
     if (this.openBlock !== key) {
       this.closeBlock();
-      const label = e.stream === "thinking" ? this.c.dim("(thinking) ") : "";
+      const label = e.stream === "THINKING" ? this.c.dim("(thinking) ") : "";
       this.write(`${this.c.dim(clock(e.ts))} ${label}`);
       this.openBlock = key;
     }

@@ -9,9 +9,11 @@ import { z } from "zod";
 import { builder } from "../schema/builder.js";
 import { domain, mutationErrors } from "../schema/errors.js";
 import { RoleEnum } from "../schema/enums.js";
-import { ApiTokenRef, ViewerRef } from "../schema/auth.js";
+import { ApiTokenRef, AuditEntryConnectionRef, ViewerRef } from "../schema/auth.js";
 import type { TokenRecord } from "../auth/tokens.js";
 import { TOKEN_NAME, TOKEN_PREFIX } from "../auth/tokens.js";
+import { Conflict, NotFound } from "../errors.js";
+import { PAGE_ARGS } from "../schema/connections.js";
 
 /** Rule of every token and audit field: admin, not limited to workspaces. */
 const FLEET_ADMIN = { role: "admin", allWorkspaces: true } as const;
@@ -29,6 +31,31 @@ const AuditFilter = builder.inputType("AuditFilter", {
   }),
 });
 
+/** Values of {@link AuditFilter}. */
+interface AuditFilterArg {
+  operation?: string | null;
+  tokenName?: string | null;
+  workspace?: string | null;
+  agentId?: string | null;
+  deniedOnly?: boolean | null;
+  since?: Date | null;
+  until?: Date | null;
+}
+
+/** The Prisma `where` of an audit filter. */
+function auditWhere(f: AuditFilterArg | null | undefined) {
+  return {
+    ...(f?.operation ? { operation: f.operation } : {}),
+    ...(f?.tokenName ? { tokenName: f.tokenName } : {}),
+    ...(f?.workspace ? { workspace: f.workspace } : {}),
+    ...(f?.agentId ? { agentId: f.agentId } : {}),
+    ...(f?.deniedOnly ? { denied: true } : {}),
+    ...(f?.since || f?.until
+      ? { ts: { ...(f.since ? { gte: f.since } : {}), ...(f.until ? { lt: f.until } : {}) } }
+      : {}),
+  };
+}
+
 builder.queryFields((t) => ({
   viewer: t.field({
     type: ViewerRef,
@@ -38,6 +65,7 @@ builder.queryFields((t) => ({
   }),
   tokens: t.field({
     type: [ApiTokenRef],
+    nullable: true,
     description: "API tokens, oldest first (never their secrets). Admin role, not limited to workspaces.",
     authScopes: FLEET_ADMIN,
     args: {
@@ -52,30 +80,22 @@ builder.queryFields((t) => ({
     {
       type: "AuditEntry",
       cursor: "id",
+      nullable: true,
+      validate: PAGE_ARGS,
+      totalCount: (_r, args, ctx) => ctx.prisma.auditEntry.count({ where: auditWhere(args.filter) }),
       description:
         "The audit log, newest first: every mutation call and every denied attempt. Admin role, not limited to workspaces.",
       authScopes: FLEET_ADMIN,
       args: { filter: t.arg({ type: AuditFilter, required: false, description: "Filter." }) },
       resolve: (query, _r, args, ctx) => {
-        const f = args.filter;
         return ctx.prisma.auditEntry.findMany({
           ...query,
-          where: {
-            ...(f?.operation ? { operation: f.operation } : {}),
-            ...(f?.tokenName ? { tokenName: f.tokenName } : {}),
-            ...(f?.workspace ? { workspace: f.workspace } : {}),
-            ...(f?.agentId ? { agentId: f.agentId } : {}),
-            ...(f?.deniedOnly ? { denied: true } : {}),
-            ...(f?.since || f?.until
-              ? { ts: { ...(f.since ? { gte: f.since } : {}), ...(f.until ? { lt: f.until } : {}) } }
-              : {}),
-          },
+          where: auditWhere(args.filter),
           orderBy: { id: "desc" },
         });
       },
     },
-    { name: "AuditEntryConnection", description: "A page of audit rows." },
-    { name: "AuditEntryEdge", description: "An audit row and its cursor." },
+    AuditEntryConnectionRef,
   ),
 }));
 
@@ -125,11 +145,29 @@ const RevokeTokenPayload = builder.objectRef<TokenRecord>("RevokeTokenPayload").
   }),
 });
 
+const RevokeTokenInput = builder.inputType("RevokeTokenInput", {
+  description: "The token to revoke.",
+  fields: (t) => ({
+    token: t.string({
+      required: true,
+      description: "The token's name or tokenId (never its secret).",
+      validate: z
+        .string()
+        .min(1)
+        .max(64)
+        .refine(
+          (v) => !v.startsWith(TOKEN_PREFIX),
+          "that is a token's secret, not its name or id (the secret was not stored; treat it as exposed and revoke the token by its name)",
+        ),
+    }),
+  }),
+});
+
 builder.mutationFields((t) => ({
   createToken: t.field({
     type: CreateTokenPayload,
     description: "Create an API token; its secret is returned once. Admin role, not limited to workspaces.",
-    errors: mutationErrors("CreateToken"),
+    errors: mutationErrors("CreateToken", [Conflict]),
     authScopes: FLEET_ADMIN,
     args: { input: t.arg({ type: CreateTokenInput, required: true, description: "The token." }) },
     resolve: (_r, { input }, ctx) =>
@@ -147,22 +185,9 @@ builder.mutationFields((t) => ({
     type: RevokeTokenPayload,
     description:
       "Revoke an active token by name or id, at once: its requests fail and its open WebSocket connections and SSE streams are closed. Admin role, not limited to workspaces.",
-    errors: mutationErrors("RevokeToken"),
+    errors: mutationErrors("RevokeToken", [NotFound]),
     authScopes: FLEET_ADMIN,
-    args: {
-      token: t.arg.string({
-        required: true,
-        description: "The token's name or id (never its secret).",
-        validate: z
-          .string()
-          .min(1)
-          .max(64)
-          .refine(
-            (v) => !v.startsWith(TOKEN_PREFIX),
-            "that is a token's secret, not its name or id (the secret was not stored; treat it as exposed and revoke the token by its name)",
-          ),
-      }),
-    },
-    resolve: (_r, args, ctx) => domain(() => ctx.tokens.revoke(args.token)),
+    args: { input: t.arg({ type: RevokeTokenInput, required: true, description: "The token." }) },
+    resolve: (_r, { input }, ctx) => domain(() => ctx.tokens.revoke(input.token)),
   }),
 }));

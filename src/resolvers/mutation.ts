@@ -1,9 +1,9 @@
 /**
- * Root mutation fields. Inputs are validated with zod (validation plugin); every domain failure is
- * a typed result (errors plugin): NotFoundError, InvalidStateError, ConflictError,
- * ProviderMisconfiguredError, UnreachableError, CalibandNotInstalledError (the daemon was needed
- * and the caliband binary cannot be run), DaemonStartFailedError (it was started and died or did
- * not answer), ValidationError, DaemonRefusedError, UnauthenticatedError, ForbiddenError. Each declares who may call it (`authScopes`: admin for
+ * Root mutation fields, one shape (issue 13): each takes one `input:` object (validated with zod,
+ * validation plugin) and returns a `<Name>Result` union of its own `<Name>Payload` and exactly the
+ * typed errors it can produce (errors plugin; see src/schema/errors.ts `mutationErrors`): per
+ * mutation below, plus UnauthenticatedError, ForbiddenError and ValidationError on every one.
+ * Each declares who may call it (`authScopes`: admin for
  * workspaces and their configuration, operator for agents, always within the token's workspace
  * scope), is audited (src/schema/audit-plugin.ts), delegates to the fleet's lifecycle service and
  * changes nothing when it fails.
@@ -11,10 +11,10 @@
 import { z } from "zod";
 import { builder } from "../schema/builder.js";
 import { ProviderEnum } from "../schema/enums.js";
-import { domain, mutationErrors as errors } from "../schema/errors.js";
+import { DAEMON_ERRORS, domain, mutationErrors as errors } from "../schema/errors.js";
 import { baseUrlSecretReason, type ProviderConfigChange } from "../fleet/provider.js";
 import type { GraphQLContext } from "../schema/context.js";
-import { Conflict } from "../errors.js";
+import { Conflict, InvalidState, NotFound, ProviderMisconfigured } from "../errors.js";
 import { allowsWorkspace } from "../auth/roles.js";
 import type { Provider } from "../fleet/provider.js";
 
@@ -143,11 +143,13 @@ const UpdateConfigPayload = builder.objectRef<WorkspacePayload>("UpdateWorkspace
       resolve: (p) => p.applied ?? false,
     }),
     pendingOn: t.stringList({
-      description: "Live agents the change waits for (it needs a daemon restart); it applies when they end.",
+      description:
+        "Live agents (caliband agent ids) the change waits for (it needs a daemon restart); it applies when they end.",
       resolve: (p) => p.pendingOn ?? [],
     }),
     orphaned: t.stringList({
-      description: "Agents a forced restart turned into crashed (their workers keep running unobserved).",
+      description:
+        "Agents (caliband agent ids) a forced restart turned into crashed (their workers keep running unobserved).",
       resolve: (p) => p.orphaned ?? [],
     }),
   }),
@@ -158,7 +160,7 @@ const RestartPayload = builder.objectRef<WorkspacePayload>("RestartWorkspaceDaem
   fields: (t) => ({
     workspace: WorkspaceField(t),
     orphaned: t.stringList({
-      description: "Agents the restart orphaned (now crashed).",
+      description: "Agents (caliband agent ids) the restart orphaned (now crashed).",
       resolve: (p) => p.orphaned ?? [],
     }),
   }),
@@ -167,7 +169,12 @@ const RestartPayload = builder.objectRef<WorkspacePayload>("RestartWorkspaceDaem
 const RemoveWorkspacePayload = builder.objectRef<{ name: string }>("RemoveWorkspacePayload").implement({
   description: "An unregistered workspace (its caliband and agents keep running; its history stays).",
   fields: (t) => ({
-    name: t.exposeString("name", { description: "The workspace's name." }),
+    workspace: t.prismaField({
+      type: "Workspace",
+      description: "The workspace, now unregistered (`registered: false`); its history stays queryable.",
+      resolve: (query, p, _a, ctx) =>
+        ctx.prisma.workspace.findUniqueOrThrow({ ...query, where: { name: p.name } }),
+    }),
   }),
 });
 
@@ -178,10 +185,10 @@ interface AgentPayload {
   status?: string;
 }
 
-const AgentField = (t: FieldsOf<AgentPayload>) =>
+const AgentField = (t: FieldsOf<AgentPayload>, description = "The agent run after the operation.") =>
   t.prismaField({
     type: "Agent",
-    description: "The agent run.",
+    description,
     resolve: (query, p, _a, ctx) =>
       ctx.prisma.agent.findUniqueOrThrow({ ...query, where: { id: p.agentId } }),
   });
@@ -189,18 +196,37 @@ const AgentField = (t: FieldsOf<AgentPayload>) =>
 const SpawnAgentPayload = builder.objectRef<AgentPayload>("SpawnAgentPayload").implement({
   description: "A spawned agent.",
   fields: (t) => ({
-    agent: AgentField(t),
+    agent: AgentField(t, "The new run."),
     created: t.boolean({
-      description: "False when clientRequestId matched an earlier spawn.",
+      description: "False when clientRequestId matched an earlier spawn (that run is returned).",
       resolve: (p) => p.created ?? true,
     }),
   }),
 });
 
-const AgentPayloadRef = builder.objectRef<AgentPayload>("AgentPayload").implement({
-  description: "The agent after the operation.",
-  fields: (t) => ({ agent: AgentField(t) }),
-});
+/** A payload holding just the agent after the operation, one type per mutation. */
+function agentPayload(name: string, description: string, agentDescription?: string) {
+  return builder.objectRef<AgentPayload>(name).implement({
+    description,
+    fields: (t) => ({ agent: AgentField(t, agentDescription) }),
+  });
+}
+
+const KillAgentPayload = agentPayload("KillAgentPayload", "A killed agent.");
+const RespawnAgentPayload = agentPayload(
+  "RespawnAgentPayload",
+  "A respawned agent.",
+  "The new run (its respawnedFrom is the old one).",
+);
+const SendAgentInputPayload = agentPayload(
+  "SendAgentInputPayload",
+  "A message recorded and sent to the agent.",
+);
+const EndAgentInputPayload = agentPayload("EndAgentInputPayload", "An agent told no more input will come.");
+const RemoveAgentPayload = agentPayload(
+  "RemoveAgentPayload",
+  "A removed agent (its history stays queryable).",
+);
 
 const DrainAgentPayload = builder.objectRef<AgentPayload>("DrainAgentPayload").implement({
   description: "Outcome of a drain.",
@@ -213,13 +239,8 @@ const DrainAgentPayload = builder.objectRef<AgentPayload>("DrainAgentPayload").i
   }),
 });
 
-const RemoveAgentPayload = builder.objectRef<AgentPayload>("RemoveAgentPayload").implement({
-  description: "A removed agent (its history stays queryable).",
-  fields: (t) => ({ agent: AgentField(t) }),
-});
-
 const SpawnAgentInput = builder.inputType("SpawnAgentInput", {
-  description: "What to spawn (every SpawnSpec field, protocol §2.2).",
+  description: "What to spawn (every field of caliband's spawn spec).",
   fields: (t) => ({
     workspace: t.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
     prompt: t.string({
@@ -276,43 +297,139 @@ const SpawnAgentInput = builder.inputType("SpawnAgentInput", {
   }),
 });
 
+const AGENT_ID_FIELD = "caliband's 12-hex agent id (Agent.agentId).";
+
+const AddWorkspaceInput = builder.inputType("AddWorkspaceInput", {
+  description: "A workspace to register.",
+  fields: (t) => ({
+    name: t.string({ required: true, description: "Unique name.", validate: WORKSPACE }),
+    root: t.string({
+      required: true,
+      description: "Absolute path of the workspace root directory (must exist on the gateway's machine).",
+      validate: z
+        .string()
+        .min(1)
+        .refine((r) => r.startsWith("/"), "must be an absolute path"),
+    }),
+    config: t.field({
+      type: ProviderConfigInputRef,
+      required: false,
+      description: "Provider configuration.",
+    }),
+  }),
+});
+
+const UpdateWorkspaceConfigInput = builder.inputType("UpdateWorkspaceConfigInput", {
+  description: "A workspace's new provider configuration.",
+  fields: (t) => ({
+    workspace: t.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
+    config: t.field({
+      type: ProviderConfigInputRef,
+      required: true,
+      description: "The whole new configuration.",
+    }),
+    force: t.boolean({ required: false, description: "Restart the daemon now even with live agents." }),
+  }),
+});
+
+const RemoveWorkspaceInput = builder.inputType("RemoveWorkspaceInput", {
+  description: "A workspace to unregister.",
+  fields: (t) => ({
+    workspace: t.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
+  }),
+});
+
+const RestartWorkspaceDaemonInput = builder.inputType("RestartWorkspaceDaemonInput", {
+  description: "A workspace whose daemon to restart.",
+  fields: (t) => ({
+    workspace: t.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
+    force: t.boolean({
+      required: false,
+      description: "Restart even with live agents (they become crashed).",
+    }),
+  }),
+});
+
+/** An input naming just the agent, one type per mutation. */
+const agentInput = (name: string, description: string) =>
+  builder.inputType(name, {
+    description,
+    fields: (t) => ({
+      agentId: t.string({ required: true, description: AGENT_ID_FIELD, validate: AGENT_ID }),
+    }),
+  });
+
+const KillAgentInput = agentInput("KillAgentInput", "The agent to kill.");
+const EndAgentInputInput = agentInput("EndAgentInputInput", "The interactive agent whose input ends.");
+
+const RespawnAgentInput = builder.inputType("RespawnAgentInput", {
+  description: "The run to spawn again.",
+  fields: (t) => ({
+    agentId: t.string({ required: true, description: AGENT_ID_FIELD, validate: AGENT_ID }),
+    force: t.boolean({ required: false, description: "Kill a live agent first." }),
+  }),
+});
+
+const RemoveAgentInput = builder.inputType("RemoveAgentInput", {
+  description: "The agent to remove from its caliband.",
+  fields: (t) => ({
+    agentId: t.string({ required: true, description: AGENT_ID_FIELD, validate: AGENT_ID }),
+    force: t.boolean({ required: false, description: "Remove even a live agent (it is stopped)." }),
+  }),
+});
+
+const DrainAgentInput = builder.inputType("DrainAgentInput", {
+  description: "The agent to stop gracefully.",
+  fields: (t) => ({
+    agentId: t.string({ required: true, description: AGENT_ID_FIELD, validate: AGENT_ID }),
+    timeoutMs: t.int({
+      required: false,
+      description: "How long to wait for the agent to end, ms (default 30000, at most 600000).",
+      validate: z.number().int().min(0).max(600_000),
+    }),
+  }),
+});
+
+const SendAgentInputInput = builder.inputType("SendAgentInputInput", {
+  description: "A message for an interactive agent.",
+  fields: (t) => ({
+    agentId: t.string({ required: true, description: AGENT_ID_FIELD, validate: AGENT_ID }),
+    text: t.string({
+      required: true,
+      description: "The message (at most 512 KiB).",
+      validate: z
+        .string()
+        .min(1)
+        .max(512 * 1024),
+    }),
+  }),
+});
+
+/** Errors of a call that acts on an agent through its workspace's caliband. */
+const AGENT_CALL = [NotFound, InvalidState, ...DAEMON_ERRORS];
+
 builder.mutationType({ description: "Drive the fleet." });
 
 builder.mutationFields((t) => ({
   addWorkspace: t.field({
     type: AddWorkspacePayload,
     description:
-      "Register a workspace (root canonicalized once; a second name for one root is a Conflict, #47) and poll it. Admin role (within the token's workspaces).",
-    errors: errors("AddWorkspace"),
+      "Register a workspace (its root is canonicalized once; a second name for one root is a ConflictError: one caliband per root) and poll it. Admin role (within the token's workspaces).",
+    errors: errors("AddWorkspace", [Conflict, ProviderMisconfigured]),
     // Where API keys go (baseUrl, apiKeyFromEnv: the gateway's own keys) is fleet-wide business.
-    authScopes: (_p, args) => ({
+    authScopes: (_p, { input }) => ({
       role: "admin",
-      workspace: args.name,
-      ...(args.config?.baseUrl || args.config?.apiKeyFromEnv ? { allWorkspaces: true } : {}),
+      workspace: input.name,
+      ...(input.config?.baseUrl || input.config?.apiKeyFromEnv ? { allWorkspaces: true } : {}),
     }),
-    args: {
-      name: t.arg.string({ required: true, description: "Unique name.", validate: WORKSPACE }),
-      root: t.arg.string({
-        required: true,
-        description: "Absolute path of the workspace root directory (must exist on the gateway's machine).",
-        validate: z
-          .string()
-          .min(1)
-          .refine((r) => r.startsWith("/"), "must be an absolute path"),
-      }),
-      config: t.arg({
-        type: ProviderConfigInputRef,
-        required: false,
-        description: "Provider configuration.",
-      }),
-    },
-    resolve: (_r, args, ctx) =>
+    args: { input: t.arg({ type: AddWorkspaceInput, required: true, description: "The workspace." }) },
+    resolve: (_r, { input }, ctx) =>
       domain(async () => {
         try {
           const res = await ctx.fleet.addWorkspace({
-            name: args.name,
-            root: args.root,
-            config: toConfig(args.config),
+            name: input.name,
+            root: input.root,
+            config: toConfig(input.config),
           });
           return { name: res.workspace.name, created: res.created };
         } catch (err) {
@@ -334,65 +451,61 @@ builder.mutationFields((t) => ({
     type: UpdateConfigPayload,
     description:
       "Replace a workspace's provider configuration. Changes to the daemon's environment wait for live agents to end unless force (which reports the agents it orphans). Admin role (within the token's workspaces).",
-    errors: errors("UpdateWorkspaceConfig"),
+    errors: errors("UpdateWorkspaceConfig", [NotFound, ProviderMisconfigured, ...DAEMON_ERRORS]),
     // Redirecting where API keys go (baseUrl, apiKeyFromEnv) needs an admin not limited to workspaces.
-    authScopes: (_p, args, ctx) => ({
+    authScopes: (_p, { input }, ctx) => ({
       role: "admin",
-      workspace: args.name,
-      ...(redirectsKeys(ctx, args.name, args.config) ? { allWorkspaces: true } : {}),
+      workspace: input.workspace,
+      ...(redirectsKeys(ctx, input.workspace, input.config) ? { allWorkspaces: true } : {}),
     }),
     args: {
-      name: t.arg.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
-      config: t.arg({
-        type: ProviderConfigInputRef,
-        required: true,
-        description: "The whole new configuration.",
-      }),
-      force: t.arg.boolean({ required: false, description: "Restart the daemon now even with live agents." }),
+      input: t.arg({ type: UpdateWorkspaceConfigInput, required: true, description: "The change." }),
     },
-    resolve: (_r, args, ctx) =>
+    resolve: (_r, { input }, ctx) =>
       domain(async () => {
         const res = await ctx.fleet.updateWorkspaceConfig(
-          args.name,
-          toConfig(args.config),
-          args.force ?? false,
+          input.workspace,
+          toConfig(input.config),
+          input.force ?? false,
         );
-        return { name: args.name, applied: res.applied, pendingOn: res.pendingOn, orphaned: res.orphaned };
+        return {
+          name: input.workspace,
+          applied: res.applied,
+          pendingOn: res.pendingOn,
+          orphaned: res.orphaned,
+        };
       }),
   }),
   removeWorkspace: t.field({
     type: RemoveWorkspacePayload,
     description:
       "Unregister a workspace. Its caliband and agents keep running; its history stays. Admin role (within the token's workspaces).",
-    errors: errors("RemoveWorkspace"),
-    authScopes: (_p, args) => ({ role: "admin", workspace: args.name }),
-    args: { name: t.arg.string({ required: true, description: "Workspace name.", validate: WORKSPACE }) },
-    resolve: (_r, args, ctx) =>
-      domain(async () => ({ name: (await ctx.fleet.removeWorkspace(args.name)).name })),
+    errors: errors("RemoveWorkspace", [NotFound]),
+    authScopes: (_p, { input }) => ({ role: "admin", workspace: input.workspace }),
+    args: { input: t.arg({ type: RemoveWorkspaceInput, required: true, description: "The workspace." }) },
+    resolve: (_r, { input }, ctx) =>
+      domain(async () => ({ name: (await ctx.fleet.removeWorkspace(input.workspace)).name })),
   }),
   restartWorkspaceDaemon: t.field({
     type: RestartPayload,
     description:
-      "Restart a workspace's caliband. Refused while agents are live unless force. Admin role (within the token's workspaces).",
-    errors: errors("RestartWorkspaceDaemon"),
-    authScopes: (_p, args) => ({ role: "admin", workspace: args.name }),
+      "Restart a workspace's caliband. Refused (InvalidStateError) while agents are live unless force. Admin role (within the token's workspaces).",
+    errors: errors("RestartWorkspaceDaemon", [NotFound, InvalidState, ...DAEMON_ERRORS]),
+    authScopes: (_p, { input }) => ({ role: "admin", workspace: input.workspace }),
     args: {
-      name: t.arg.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
-      force: t.arg.boolean({
-        required: false,
-        description: "Restart even with live agents (they become crashed).",
-      }),
+      input: t.arg({ type: RestartWorkspaceDaemonInput, required: true, description: "The workspace." }),
     },
-    resolve: (_r, args, ctx) =>
+    resolve: (_r, { input }, ctx) =>
       domain(async () => ({
-        name: args.name,
-        ...(await ctx.fleet.restartWorkspaceDaemon(args.name, args.force ?? false)),
+        name: input.workspace,
+        ...(await ctx.fleet.restartWorkspaceDaemon(input.workspace, input.force ?? false)),
       })),
   }),
   spawnAgent: t.field({
     type: SpawnAgentPayload,
-    description: "Spawn an agent in a workspace. Operator role (within the token's workspaces).",
-    errors: errors("SpawnAgent"),
+    description:
+      "Spawn an agent in a workspace, now (no queue). Operator role (within the token's workspaces).",
+    errors: errors("SpawnAgent", [NotFound, Conflict, InvalidState, ProviderMisconfigured, ...DAEMON_ERRORS]),
     authScopes: (_p, args) => ({ role: "operator", workspace: args.input.workspace }),
     args: { input: t.arg({ type: SpawnAgentInput, required: true, description: "What to spawn." }) },
     resolve: (_r, { input }, ctx) =>
@@ -414,104 +527,77 @@ builder.mutationFields((t) => ({
       }),
   }),
   killAgent: t.field({
-    type: AgentPayloadRef,
+    type: KillAgentPayload,
     description:
       "Kill a live agent. Refused (InvalidStateError with the real status, which is recorded) when the agent's daemon, asked right before the kill, lists it as ended: caliband would overwrite its outcome. Operator role (within the token's workspaces).",
-    errors: errors("KillAgent"),
-    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
-    args: {
-      agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
-    },
-    resolve: (_r, args, ctx) =>
-      domain(async () => ({ agentId: (await ctx.fleet.lifecycle.kill(args.agentId)).id })),
+    errors: errors("KillAgent", AGENT_CALL),
+    authScopes: (_p, { input }) => ({ role: "operator", agent: input.agentId }),
+    args: { input: t.arg({ type: KillAgentInput, required: true, description: "The agent." }) },
+    resolve: (_r, { input }, ctx) =>
+      domain(async () => ({ agentId: (await ctx.fleet.lifecycle.kill(input.agentId)).id })),
   }),
   respawnAgent: t.field({
-    type: AgentPayloadRef,
+    type: RespawnAgentPayload,
     description:
       "Run the agent's spec again as a new run (new id, linked). A live agent needs force, which kills it first. Operator role (within the token's workspaces).",
-    errors: errors("RespawnAgent"),
-    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
-    args: {
-      agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
-      force: t.arg.boolean({ required: false, description: "Kill a live agent first." }),
-    },
-    resolve: (_r, args, ctx) =>
+    errors: errors("RespawnAgent", [...AGENT_CALL, ProviderMisconfigured]),
+    authScopes: (_p, { input }) => ({ role: "operator", agent: input.agentId }),
+    args: { input: t.arg({ type: RespawnAgentInput, required: true, description: "The run." }) },
+    resolve: (_r, { input }, ctx) =>
       domain(async () => ({
-        agentId: (await ctx.fleet.lifecycle.respawn(args.agentId, args.force ?? false)).id,
+        agentId: (await ctx.fleet.lifecycle.respawn(input.agentId, input.force ?? false)).id,
       })),
   }),
   removeAgent: t.field({
     type: RemoveAgentPayload,
     description:
       "Remove an agent from caliband after ingesting all its output (history stays). A live agent needs force: caliband stops it and the run is recorded KILLED (with finishedAt) before it is gone. Operator role (within the token's workspaces).",
-    errors: errors("RemoveAgent"),
-    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
-    args: {
-      agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
-      force: t.arg.boolean({ required: false, description: "Remove even a live agent (it is stopped)." }),
-    },
-    resolve: (_r, args, ctx) =>
+    errors: errors("RemoveAgent", AGENT_CALL),
+    authScopes: (_p, { input }) => ({ role: "operator", agent: input.agentId }),
+    args: { input: t.arg({ type: RemoveAgentInput, required: true, description: "The agent." }) },
+    resolve: (_r, { input }, ctx) =>
       domain(async () => {
-        await ctx.fleet.lifecycle.rm(args.agentId, args.force ?? false);
-        return { agentId: args.agentId };
+        await ctx.fleet.lifecycle.rm(input.agentId, input.force ?? false);
+        return { agentId: input.agentId };
       }),
   }),
   drainAgent: t.field({
     type: DrainAgentPayload,
     description:
       "Stop gracefully: EndInput if interactive, wait up to timeoutMs for the end, kill only if still running. Operator role (within the token's workspaces).",
-    errors: errors("DrainAgent"),
-    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
-    args: {
-      agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
-      timeoutMs: t.arg.int({
-        required: false,
-        description: "How long to wait for the agent to end, ms (default 30000, at most 600000).",
-        validate: z.number().int().min(0).max(600_000),
-      }),
-    },
-    resolve: (_r, args, ctx) =>
+    errors: errors("DrainAgent", AGENT_CALL),
+    authScopes: (_p, { input }) => ({ role: "operator", agent: input.agentId }),
+    args: { input: t.arg({ type: DrainAgentInput, required: true, description: "The agent." }) },
+    resolve: (_r, { input }, ctx) =>
       domain(async () => {
-        const res = await ctx.fleet.lifecycle.drain(args.agentId, args.timeoutMs ?? 30_000);
-        return { agentId: args.agentId, killed: res.killed, status: res.status };
+        const res = await ctx.fleet.lifecycle.drain(input.agentId, input.timeoutMs ?? 30_000);
+        return { agentId: input.agentId, killed: res.killed, status: res.status };
       }),
   }),
   sendAgentInput: t.field({
-    type: AgentPayloadRef,
+    type: SendAgentInputPayload,
     description:
       "Send a message to an interactive, non-terminal agent (consumed at its next end of turn). Operator role (within the token's workspaces).",
-    errors: errors("SendAgentInput"),
-    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
-    args: {
-      agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
-      text: t.arg.string({
-        required: true,
-        description: "The message.",
-        validate: z
-          .string()
-          .min(1)
-          .max(512 * 1024),
-      }),
-    },
-    resolve: (_r, args, ctx) =>
+    errors: errors("SendAgentInput", AGENT_CALL),
+    authScopes: (_p, { input }) => ({ role: "operator", agent: input.agentId }),
+    args: { input: t.arg({ type: SendAgentInputInput, required: true, description: "The message." }) },
+    resolve: (_r, { input }, ctx) =>
       domain(async () => {
-        await ctx.fleet.lifecycle.sendInput(args.agentId, args.text);
-        return { agentId: args.agentId };
+        await ctx.fleet.lifecycle.sendInput(input.agentId, input.text);
+        return { agentId: input.agentId };
       }),
   }),
   endAgentInput: t.field({
-    type: AgentPayloadRef,
+    type: EndAgentInputPayload,
     description:
       "Tell an interactive agent no more input will come; it finishes its run. Operator role (within the token's workspaces).",
-    errors: errors("EndAgentInput"),
-    authScopes: (_p, args) => ({ role: "operator", agent: args.agentId }),
-    args: {
-      agentId: t.arg.string({ required: true, description: "caliband agent id.", validate: AGENT_ID }),
-    },
-    resolve: (_r, args, ctx) =>
+    errors: errors("EndAgentInput", AGENT_CALL),
+    authScopes: (_p, { input }) => ({ role: "operator", agent: input.agentId }),
+    args: { input: t.arg({ type: EndAgentInputInput, required: true, description: "The agent." }) },
+    resolve: (_r, { input }, ctx) =>
       domain(async () => {
-        await ctx.fleet.lifecycle.endInput(args.agentId);
-        return { agentId: args.agentId };
+        await ctx.fleet.lifecycle.endInput(input.agentId);
+        return { agentId: input.agentId };
       }),
   }),
 }));

@@ -6,18 +6,18 @@
  * ForbiddenError).
  */
 import os from "node:os";
-import { GraphQLError } from "graphql";
 import { z } from "zod";
 import { builder } from "../schema/builder.js";
-import { AgentStatusEnum, UsageGroupByEnum } from "../schema/enums.js";
-import { EventKindEnum, decodeCursor } from "../schema/events.js";
-import { EVENT_PAGE, EventConnectionRef, toPage } from "../schema/agent.js";
+import { PAGE_ARGS } from "../schema/connections.js";
+import { UsageGroupByEnum } from "../schema/enums.js";
+import { EventConnectionRef, EventFilterRef, resolveEventPage } from "../schema/events.js";
+import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "../schema/agent.js";
 import { UsageRowRef } from "../schema/usage.js";
 import { aggregateUsage } from "../store/usage.js";
-import type { FleetEvent } from "../events/index.js";
 import type { FleetMetrics } from "../fleet/metrics.js";
 import { visibleWorkspaces } from "../auth/roles.js";
 import type { GraphQLContext } from "../schema/context.js";
+import { NotFound } from "../errors.js";
 
 /** Prisma `where` limiting rows to the workspaces the principal may see (empty = no limit). */
 export function visibleWhere(ctx: GraphQLContext, column = "workspace"): Record<string, unknown> {
@@ -30,19 +30,9 @@ interface FleetRoot {
 }
 
 const FleetRef = builder.objectRef<FleetRoot>("Fleet").implement({
-  description: "This gateway's whole fleet.",
+  description: "This gateway's fleet as a whole (its workspaces are Query.workspaces).",
   fields: (t) => ({
     host: t.exposeString("host", { description: "Host name of the gateway." }),
-    workspaces: t.prismaField({
-      type: ["Workspace"],
-      description: "Registered workspaces the token may see, by name.",
-      resolve: (query, _root, _args, ctx) =>
-        ctx.prisma.workspace.findMany({
-          ...query,
-          where: { removedAt: null, ...visibleWhere(ctx, "name") },
-          orderBy: { name: "asc" },
-        }),
-    }),
   }),
 });
 
@@ -99,19 +89,14 @@ const MetricsRef = builder.objectRef<MetricsView>("Metrics").implement({
   }),
 });
 
-const AgentFilter = builder.inputType("AgentFilter", {
-  description: "Which runs to list.",
+const EventSourceInput = builder.inputType("EventSourceInput", {
+  isOneOf: true,
+  description: "Whose events: exactly one of an agent's stream or a whole workspace.",
   fields: (t) => ({
-    workspace: t.string({ required: false, description: "Only this workspace." }),
-    status: t.field({ type: [AgentStatusEnum], required: false, description: "Only these statuses." }),
-    since: t.field({
-      type: "DateTime",
+    agentId: t.string({ required: false, description: "One agent's stream (caliband agent id), by seq." }),
+    workspace: t.string({
       required: false,
-      description: "Only runs started at or after this instant.",
-    }),
-    includeGone: t.boolean({
-      required: false,
-      description: "Include runs caliband no longer lists. Default true.",
+      description: "Every event of a workspace (its agents' included), in commit order.",
     }),
   }),
 });
@@ -119,7 +104,7 @@ const AgentFilter = builder.inputType("AgentFilter", {
 builder.queryFields((t) => ({
   fleet: t.field({
     type: FleetRef,
-    description: "The whole fleet: host and workspaces. Viewer role.",
+    description: "This gateway's fleet as a whole. Viewer role.",
     authScopes: { role: "viewer" },
     resolve: () => ({ host: os.hostname() }),
   }),
@@ -147,26 +132,23 @@ builder.queryFields((t) => ({
     {
       type: "Agent",
       cursor: "id",
+      nullable: true,
       description:
-        "Runs, newest first, across the fleet — including ones caliband no longer lists. Viewer role; only the token's workspaces.",
+        "Runs, newest first, across the fleet — including ones caliband no longer lists. Viewer role; only the token's workspaces. Null (with an error) when an argument is bad.",
       authScopes: { role: "viewer" },
-      args: { filter: t.arg({ type: AgentFilter, required: false, description: "Filter." }) },
+      args: { filter: t.arg({ type: AgentFilterRef, required: false, description: "Which runs." }) },
+      validate: PAGE_ARGS,
+      // AND: a filter on another workspace must not widen the token's view.
+      totalCount: (_root, args, ctx) =>
+        ctx.prisma.agent.count({ where: { AND: [visibleWhere(ctx), agentFilterWhere(args.filter)] } }),
       resolve: (query, _root, args, ctx) =>
         ctx.prisma.agent.findMany({
           ...query,
-          where: {
-            // AND: a filter on another workspace must not widen the token's view.
-            AND: [visibleWhere(ctx)],
-            ...(args.filter?.workspace ? { workspace: args.filter.workspace } : {}),
-            ...(args.filter?.status ? { status: { in: [...args.filter.status] } } : {}),
-            ...(args.filter?.since ? { startedAt: { gte: args.filter.since } } : {}),
-            ...(args.filter?.includeGone === false ? { goneAt: null } : {}),
-          },
+          where: { AND: [visibleWhere(ctx), agentFilterWhere(args.filter)] },
           orderBy: [{ startedAt: "desc" }, { id: "asc" }],
         }),
     },
-    { name: "AgentConnection", description: "A page of agent runs." },
-    { name: "AgentEdge", description: "An agent run and its cursor." },
+    AgentConnectionRef,
   ),
   agent: t.prismaField({
     type: "Agent",
@@ -176,71 +158,57 @@ builder.queryFields((t) => ({
     authScopes: (_r, args) => ({ role: "viewer", agent: args.agentId }),
     // An agent outside the token's workspaces reads as unknown (null), not as a refusal.
     unauthorizedResolver: () => null,
-    args: { agentId: t.arg.string({ required: true, description: "caliband's agent id." }) },
+    args: { agentId: t.arg.string({ required: true, description: "caliband's 12-hex agent id." }) },
     resolve: (query, _root, args, ctx) =>
       ctx.prisma.agent.findUnique({ ...query, where: { id: args.agentId } }),
   }),
   events: t.field({
     type: EventConnectionRef,
+    nullable: true,
     description:
-      "Stored events in order: one agent's stream (by seq), or everything in a workspace (by commit order). Give exactly one of agentId and workspace. Viewer role, within the token's workspaces.",
+      "Stored events in order, oldest first: one agent's stream (by seq) or everything in a workspace (by commit order). Pages with first/after or last/before. Viewer role, within the token's workspaces. Null (with a NOT_FOUND error) for an unknown agent or workspace.",
     authScopes: (_r, args) => ({
       role: "viewer",
-      ...(args.agentId != null ? { agent: args.agentId } : {}),
-      ...(args.workspace != null ? { workspace: args.workspace } : {}),
+      ...(args.of.agentId != null ? { agent: args.of.agentId } : {}),
+      ...(args.of.workspace != null ? { workspace: args.of.workspace } : {}),
     }),
     args: {
-      agentId: t.arg.string({ required: false, description: "An agent's stream." }),
-      workspace: t.arg.string({
-        required: false,
-        description: "Every event of a workspace (its agents' included).",
-      }),
-      after: t.arg.string({ required: false, description: "Cursor to continue after." }),
+      of: t.arg({ type: EventSourceInput, required: true, description: "Whose events." }),
+      filter: t.arg({ type: EventFilterRef, required: false, description: "Only these events." }),
+      after: t.arg.string({ required: false, description: "Return events after this cursor." }),
+      before: t.arg.string({ required: false, description: "Return events before this cursor." }),
       first: t.arg.int({
         required: false,
-        description: `Page size, 1–${EVENT_PAGE.max} (default ${EVENT_PAGE.default}).`,
-        validate: z.number().int().min(1).max(EVENT_PAGE.max),
+        description: "Return at most this many events from the start (0–500, default 50; not with `last`).",
       }),
-      kinds: t.arg({ type: [EventKindEnum], required: false, description: "Only these kinds." }),
+      last: t.arg.int({
+        required: false,
+        description: "Return at most this many events from the end (0–500; not with `first`).",
+      }),
     },
+    validate: PAGE_ARGS,
     resolve: async (_root, args, ctx) => {
-      if ((args.agentId == null) === (args.workspace == null)) {
-        throw new GraphQLError("give exactly one of agentId and workspace", {
-          extensions: { code: "BAD_USER_INPUT" },
-        });
-      }
-      const limit = args.first ?? EVENT_PAGE.default;
-      const pos = args.after ? decodeCursor(args.after) : null;
-      const kinds = args.kinds ? ([...args.kinds] as FleetEvent["kind"][]) : undefined;
-      if (args.agentId != null) {
+      const page = { ...args, kinds: args.filter?.kinds ?? null };
+      if (args.of.agentId != null) {
         const known = await ctx.prisma.agent.findUnique({
-          where: { id: args.agentId },
+          where: { id: args.of.agentId },
           select: { id: true },
         });
-        if (!known)
-          throw new GraphQLError(`agent not found: ${args.agentId}`, { extensions: { code: "NOT_FOUND" } });
-        const afterSeq = pos?.seq ?? 0;
-        if (!kinds) return toPage(await ctx.store.readStream(args.agentId, afterSeq, limit + 1), limit);
-        const id = args.agentId;
-        return toPage(
-          await ctx.store.readGlobal(0, limit + 1, (e) => e.streamKey === id && e.seq > afterSeq, {
-            agentId: id,
-            kinds,
-          }),
-          limit,
-        );
+        if (!known) throw new NotFound("agent", args.of.agentId);
+        return resolveEventPage(ctx, { streamKey: args.of.agentId }, page);
       }
-      return toPage(
-        await ctx.store.readGlobal(pos?.globalId ?? 0, limit + 1, undefined, {
-          workspace: args.workspace!,
-          ...(kinds ? { kinds } : {}),
-        }),
-        limit,
-      );
+      const workspace = args.of.workspace!;
+      const known = await ctx.prisma.workspace.findUnique({
+        where: { name: workspace },
+        select: { name: true },
+      });
+      if (!known) throw new NotFound("workspace", workspace);
+      return resolveEventPage(ctx, { workspace }, page);
     },
   }),
   usage: t.field({
     type: [UsageRowRef],
+    nullable: true,
     description:
       "Token usage, estimated cost (USD), turns and outcomes in [since, until), grouped; only the token's workspaces count. Viewer role.",
     authScopes: { role: "viewer" },
@@ -281,6 +249,7 @@ builder.queryFields((t) => ({
   }),
   metrics: t.field({
     type: MetricsRef,
+    nullable: true,
     description: "Gateway counters and gauges. Viewer role.",
     authScopes: { role: "viewer" },
     resolve: async (_root, _args, ctx) => ({

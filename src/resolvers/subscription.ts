@@ -1,8 +1,13 @@
 /**
  * Subscriptions (ARCHITECTURE decision 6): every stream replays history from the store after the
  * client's cursor, then tails the bus live with no gap and no duplicate at the seam. A subscriber
- * that falls behind gets a `Gap` and a refill from the store; its buffer is bounded. Iterators are
- * released as soon as the client goes away. Served identically over graphql-ws and SSE.
+ * that falls behind gets a `GapEvent` and a refill from the store; its buffer is bounded. Iterators
+ * are released as soon as the client goes away. Served identically over graphql-ws and SSE.
+ *
+ * Resuming (issue 13 item 8, src/resolvers/resume.ts): every stream starts after `after`, or after
+ * the `Last-Event-ID` of an SSE reconnect, which overrides it; over SSE every item but a GapEvent
+ * carries its cursor as its event id (`id:` line). `fleetChanges` given a cursor resumes without a
+ * seed.
  *
  * Every subscription needs the viewer role and is authorized once, when it starts; a token
  * limited to workspaces sees only their events (the fleet-wide streams are filtered). Store reads
@@ -12,15 +17,22 @@ import { GraphQLError } from "graphql";
 import { isTerminal } from "../caliband/wire.js";
 import { replayThenTail, type TailItem } from "../bus/replay.js";
 import { SKIP, seedThenMap } from "../bus/iterate.js";
-import { isTerminalEvent, workspaceStream, type EventKind, type FleetEvent } from "../events/index.js";
+import {
+  isTerminalEvent,
+  workspaceStream,
+  type EventKind,
+  type FleetEvent,
+  type PayloadOf,
+} from "../events/index.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { builder } from "../schema/builder.js";
 import type { GraphQLContext } from "../schema/context.js";
-import { AgentStatusEnum, statusValue } from "../schema/enums.js";
+import { AgentGoneReasonEnum, AgentStatusEnum, statusValue } from "../schema/enums.js";
 import {
   EventKindEnum,
   FleetEventRef,
-  decodeCursor,
+  encodeCursor,
+  storedKinds,
   type EventItem,
   type GapItem,
 } from "../schema/events.js";
@@ -28,6 +40,7 @@ import { WorkspaceHealthRef } from "../schema/workspace.js";
 import type { WorkspaceHealth } from "../fleet/state.js";
 import { visibleWorkspaces } from "../auth/roles.js";
 import type { EventReader } from "../bus/replay.js";
+import { positionOf, resumeCursor, withEventIds } from "./resume.js";
 
 /** The store's reader for `ctx`'s replays: through the fair limiter, `where` applied to global reads. */
 function readerFor(
@@ -62,16 +75,28 @@ export const SUBSCRIBER_BUFFER = 1024;
 export const KEEPALIVE_MS = 12_000;
 
 const DELIVERY =
-  "Delivery: a subscriber that falls behind gets a `Gap` item, then the missed stored events refilled from the store, in order. " +
+  "Delivery: a subscriber that falls behind gets a `GapEvent` item, then the missed stored events refilled from the store, in order. " +
   `Over graphql-ws the server pings every ${KEEPALIVE_MS / 1000} s and drops a connection that has not answered by the next interval ` +
-  "(a client that stopped reading for that long): subscribe again with `after` set to the last cursor received; no stored event is lost (events delivered live when their write failed carry no cursor and are not refilled).";
+  "(a client that stopped reading for that long). Resuming: subscribe again with `after` set to the cursor of the last item received; " +
+  "no stored event is lost and none is repeated (an event delivered live whose write failed is not refilled, and resuming after it resumes after the last stored event before it). " +
+  "Over SSE every event item carries its cursor as the event id (`id:` line; a GapEvent carries none, its cursor is no position to resume after), and a reconnect with the `Last-Event-ID` header resumes after it, overriding `after`.";
 
-function toItem(item: TailItem, streamKey: string): EventItem {
-  if (item.type === "event") return item.event;
+/**
+ * The subscription item of a tail item. In commit order (`tail` given: workspace and fleet-wide
+ * streams) an event delivered live but not stored (no `globalId`) gets the position of the last
+ * stored event delivered before it, so that its cursor (and SSE id) resumes right after that one
+ * instead of from the start; in stream order (agent streams) its `seq` already does.
+ */
+function toItem(item: TailItem, streamKey: string, tail?: { readonly position: number }): EventItem {
+  if (item.type === "event") {
+    const e = item.event;
+    return e.globalId === null && tail ? { ...e, globalId: tail.position } : e;
+  }
   const gap: GapItem = {
     kind: "gap",
     streamKey,
     afterPosition: item.afterPosition,
+    commitOrder: tail !== undefined,
     reason: item.reason,
     tsMs: Date.now(),
     workspace: "",
@@ -84,12 +109,22 @@ function emptyIterator<T>(): AsyncIterator<T> {
   return { next: () => Promise.resolve({ done: true, value: undefined }) };
 }
 
+/** The SSE event id of an event item: its cursor (see {@link toItem}); none for a GapEvent. */
+function eventIdOf(item: EventItem): string | null {
+  return item.kind === "gap" ? null : encodeCursor(item);
+}
+
 // FleetChange ----------------------------------------------------------------------------------
 
 type AgentRow = Prisma.AgentModel;
 type WorkspaceRow = Prisma.WorkspaceModel;
 
-/** One item of `fleetChanges`. */
+/**
+ * One item of `fleetChanges`. `cursor` is a position in fleet-wide commit order (a `globalId`):
+ * the event the change comes from (for one delivered live but not stored, the last stored
+ * position before it), the seed's high-water mark for seed items, the position refilled after for
+ * a gap.
+ */
 export type FleetChangeItem =
   | { type: "agent"; change: "seed" | "discovered" | "spawned"; agentId: string; cursor: number }
   | { type: "status"; agentId: string; from: string; to: string; cursor: number }
@@ -97,13 +132,21 @@ export type FleetChangeItem =
       type: "gone";
       agentId: string;
       workspace: string;
-      reason: string;
+      reason: PayloadOf<"agent_gone">["reason"];
       replacedBy: string | null;
       cursor: number;
     }
   | { type: "health"; workspace: string; health: WorkspaceHealth; seed: boolean; cursor: number }
   | { type: "seed_complete"; cursor: number }
   | { type: "gap"; cursor: number };
+
+/** The opaque cursor of a fleetChanges item (the same cursors as fleetEvents': commit order). */
+function changeCursor(item: FleetChangeItem): string {
+  return encodeCursor({ globalId: item.cursor, seq: 0, streamKey: "fleet" });
+}
+
+const CHANGE_CURSOR_DESCRIPTION =
+  "Opaque cursor: subscribe again with `fleetChanges(after:)` set to the cursor of the last item received to resume without a new seed (also accepted by `fleetEvents(after:)`: both follow commit order). Over SSE it is also the item's event id.";
 
 const agentField = {
   type: "Agent" as const,
@@ -132,6 +175,7 @@ const AgentAppeared = builder
         description: "Spawned through this gateway.",
         resolve: (i) => i.change === "spawned",
       }),
+      cursor: t.string({ description: CHANGE_CURSOR_DESCRIPTION, resolve: changeCursor }),
     }),
   });
 
@@ -148,6 +192,7 @@ const AgentStatusChanged = builder
         resolve: (i) => statusValue(i.from),
       }),
       to: t.field({ type: AgentStatusEnum, description: "New status.", resolve: (i) => statusValue(i.to) }),
+      cursor: t.string({ description: CHANGE_CURSOR_DESCRIPTION, resolve: changeCursor }),
     }),
   });
 
@@ -157,8 +202,13 @@ const AgentGone = builder.objectRef<Extract<FleetChangeItem, { type: "gone" }>>(
   fields: (t) => ({
     agentId: t.exposeString("agentId", { description: "The run's id." }),
     workspace: t.exposeString("workspace", { description: "Its workspace." }),
-    reason: t.exposeString("reason", { description: "`removed`, `respawned` or `vanished`." }),
+    reason: t.field({
+      type: AgentGoneReasonEnum,
+      description: "Why caliband no longer lists it.",
+      resolve: (i) => i.reason,
+    }),
     replacedBy: t.exposeString("replacedBy", { nullable: true, description: "The new run after a respawn." }),
+    cursor: t.string({ description: CHANGE_CURSOR_DESCRIPTION, resolve: changeCursor }),
   }),
 });
 
@@ -176,6 +226,7 @@ const WorkspaceHealthChanged = builder
       }),
       health: t.field({ type: WorkspaceHealthRef, description: "Its health.", resolve: (i) => i.health }),
       seed: t.exposeBoolean("seed", { description: "Part of the initial seed." }),
+      cursor: t.string({ description: CHANGE_CURSOR_DESCRIPTION, resolve: changeCursor }),
     }),
   });
 
@@ -183,19 +234,21 @@ const FleetSeedComplete = builder
   .objectRef<Extract<FleetChangeItem, { type: "seed_complete" | "gap" }>>("FleetSeedComplete")
   .implement({
     description:
-      "Marks the end of the initial seed: everything before it is the current fleet. With `reseeded: true` it marks instead that the subscriber fell behind: the changes it missed follow, replayed from the store in order (there is no new seed).",
+      "Marks the end of the seed (`fellBehind: false`): the items before it are the current fleet, the live changes follow. With `fellBehind: true` it marks instead that the subscriber fell behind live delivery: the changes it missed follow, replayed from the store in order (no new seed is sent).",
     isTypeOf: (i) => ["seed_complete", "gap"].includes((i as FleetChangeItem).type),
     fields: (t) => ({
-      reseeded: t.boolean({
+      fellBehind: t.boolean({
         description:
-          "True when the subscriber fell behind and the missed changes follow, replayed from the store (the name is kept for compatibility: no new seed is sent).",
+          "True when this marks that the subscriber fell behind (the missed changes follow, replayed from the store); false at the end of the seed.",
         resolve: (i) => i.type === "gap",
       }),
+      cursor: t.string({ description: CHANGE_CURSOR_DESCRIPTION, resolve: changeCursor }),
     }),
   });
 
 const FleetChangeRef = builder.unionType("FleetChange", {
-  description: "A change to the fleet: seed items first, then live changes.",
+  description:
+    "A change to the fleet: the seed's items (unless resumed with `after`), then live changes. Every item has a `cursor` to resume after.",
   types: [AgentAppeared, AgentStatusChanged, AgentGone, WorkspaceHealthChanged, FleetSeedComplete],
   resolveType: (i) => {
     switch (i.type) {
@@ -221,8 +274,12 @@ const LIFECYCLE_KINDS: ReadonlySet<EventKind> = new Set([
   "workspace_health",
 ]);
 
-function changeOf(e: FleetEvent): FleetChangeItem | typeof SKIP {
-  const cursor = e.globalId ?? 0;
+/**
+ * The change an event stands for (SKIP for other kinds). `position` is the last stored position
+ * delivered: the cursor of an event that could not be stored (it has no position of its own).
+ */
+function changeOf(e: FleetEvent, position: number): FleetChangeItem | typeof SKIP {
+  const cursor = e.globalId ?? position;
   switch (e.kind) {
     case "agent_spawned":
       return { type: "agent", change: "spawned", agentId: e.agentId, cursor };
@@ -291,6 +348,9 @@ const EventFilter = builder.inputType("FleetEventFilter", {
   }),
 });
 
+const AFTER_DESCRIPTION =
+  "Cursor of the last item already seen: the stream starts right after it (from the start when null). Over SSE the `Last-Event-ID` header, when sent, overrides it.";
+
 builder.subscriptionType({
   description: `Live views: history after a cursor, then live, resumable. ${DELIVERY}`,
 });
@@ -299,17 +359,17 @@ builder.subscriptionFields((t) => ({
   agentEvents: t.field({
     type: FleetEventRef,
     description:
-      "An agent's events after `after` (all when null), then live; a Gap when the subscriber fell behind (followed by the refill); completes after the agent's terminal status. An unknown agent is an error. Viewer role, within the token's workspaces.",
+      "An agent's events after `after` (all when null), then live; a GapEvent when the subscriber fell behind (followed by the refill); completes after the agent's terminal status. An unknown agent is an error. Viewer role, within the token's workspaces.",
     authScopes: (_r, args) => ({ role: "viewer", agent: args.agentId }),
     args: {
       agentId: t.arg.string({ required: true, description: "caliband agent id." }),
-      after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
     },
     subscribe: async (_root, args, ctx) => {
       const row = await ctx.prisma.agent.findUnique({ where: { id: args.agentId } });
       if (!row)
         throw new GraphQLError(`agent not found: ${args.agentId}`, { extensions: { code: "NOT_FOUND" } });
-      const after = args.after ? decodeCursor(args.after).seq : 0;
+      const after = positionOf(resumeCursor(ctx, args.after), "seq");
       const cursor = await ctx.prisma.ingestCursor.findUnique({ where: { agentId: args.agentId } });
       const settled = (isTerminal(row.status) && (cursor?.finished ?? true)) || row.goneAt !== null;
       const high = settled ? await ctx.store.highWater(args.agentId) : 0;
@@ -324,36 +384,52 @@ builder.subscriptionFields((t) => ({
       });
       if (settled) {
         // Nothing more will come: replay what is stored and complete.
-        return seedThenMap<TailItem, EventItem>([], tail, (item) => {
-          const ev = toItem(item, args.agentId);
-          return ev.kind !== "gap" && ev.seq >= high ? { value: ev, last: true } : ev;
-        });
+        return withEventIds(
+          ctx,
+          seedThenMap<TailItem, EventItem>([], tail, (item) => {
+            const ev = toItem(item, args.agentId);
+            return ev.kind !== "gap" && ev.seq >= high ? { value: ev, last: true } : ev;
+          }),
+          eventIdOf,
+        );
       }
-      return seedThenMap<TailItem, EventItem>([], tail, (item) => toItem(item, args.agentId));
+      return withEventIds(
+        ctx,
+        seedThenMap<TailItem, EventItem>([], tail, (item) => toItem(item, args.agentId)),
+        eventIdOf,
+      );
     },
     resolve: (item: EventItem) => item,
   }),
   workspaceEvents: t.field({
     type: FleetEventRef,
     description:
-      "Every event of a workspace (its agents' included) after `after`, then live, in commit order. Viewer role, within the token's workspaces.",
-    authScopes: (_r, args) => ({ role: "viewer", workspace: args.name }),
+      "Every event of a workspace (its agents' included) after `after`, then live, in commit order. An unknown workspace is an error. Viewer role, within the token's workspaces.",
+    authScopes: (_r, args) => ({ role: "viewer", workspace: args.workspace }),
     args: {
-      name: t.arg.string({ required: true, description: "Workspace name." }),
-      after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
+      workspace: t.arg.string({ required: true, description: "Workspace name." }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
     },
     subscribe: async (_root, args, ctx) => {
-      const ws = await ctx.prisma.workspace.findUnique({ where: { name: args.name } });
+      const ws = await ctx.prisma.workspace.findUnique({ where: { name: args.workspace } });
       if (!ws)
-        throw new GraphQLError(`workspace not found: ${args.name}`, { extensions: { code: "NOT_FOUND" } });
+        throw new GraphQLError(`workspace not found: ${args.workspace}`, {
+          extensions: { code: "NOT_FOUND" },
+        });
       const tail = replayThenTail({
         bus: ctx.bus,
-        reader: readerFor(ctx, { workspace: args.name }),
-        scope: { kind: "global", filter: (e) => e.workspace === args.name },
-        after: args.after ? decodeCursor(args.after).globalId : 0,
+        reader: readerFor(ctx, { workspace: args.workspace }),
+        scope: { kind: "global", filter: (e) => e.workspace === args.workspace },
+        after: positionOf(resumeCursor(ctx, args.after), "globalId"),
         bufferSize: SUBSCRIBER_BUFFER,
       });
-      return seedThenMap<TailItem, EventItem>([], tail, (item) => toItem(item, workspaceStream(args.name)));
+      return withEventIds(
+        ctx,
+        seedThenMap<TailItem, EventItem>([], tail, (item) =>
+          toItem(item, workspaceStream(args.workspace), tail),
+        ),
+        eventIdOf,
+      );
     },
     resolve: (item: EventItem) => item,
   }),
@@ -368,11 +444,12 @@ builder.subscriptionFields((t) => ({
     }),
     args: {
       filter: t.arg({ type: EventFilter, required: false, description: "Filter." }),
-      after: t.arg.string({ required: false, description: "Cursor of the last event already seen." }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
     },
     subscribe: (_root, args, ctx) => {
       const f = args.filter;
       const kinds = f?.kinds ? new Set<string>(f.kinds) : null;
+      const stored = storedKinds(f?.kinds);
       const visible = visibleEvent(ctx);
       const match = (e: FleetEvent) =>
         (f?.workspace == null || e.workspace === f.workspace) &&
@@ -382,7 +459,7 @@ builder.subscriptionFields((t) => ({
       const where = {
         ...(f?.workspace != null ? { workspace: f.workspace } : {}),
         ...(f?.agentId != null ? { agentId: f.agentId } : {}),
-        ...(kinds ? { kinds: [...kinds] as EventKind[] } : {}),
+        ...(stored ? { kinds: stored } : {}),
       };
       const tail = replayThenTail({
         bus: ctx.bus,
@@ -390,21 +467,35 @@ builder.subscriptionFields((t) => ({
         // enforces the token's workspaces.
         reader: readerFor(ctx, where),
         scope: { kind: "global", filter: match },
-        after: args.after ? decodeCursor(args.after).globalId : 0,
+        after: positionOf(resumeCursor(ctx, args.after), "globalId"),
         bufferSize: SUBSCRIBER_BUFFER,
       });
-      return seedThenMap<TailItem, EventItem>([], tail, (item) => toItem(item, "fleet"));
+      return withEventIds(
+        ctx,
+        seedThenMap<TailItem, EventItem>([], tail, (item) => toItem(item, "fleet", tail)),
+        eventIdOf,
+      );
     },
     resolve: (item: EventItem) => item,
   }),
   fleetChanges: t.field({
     type: FleetChangeRef,
     description:
-      "A seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes; nothing published between seed and live is lost. After falling behind: FleetSeedComplete with `reseeded: true`, then the missed changes replayed from the store. Viewer role; only the token's workspaces.",
+      "Without `after`: a seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes; nothing published between seed and live is lost. Each subscription without `after` (a reconnect included) starts with a new seed. With `after` (the `cursor` of the last item received; over SSE, `Last-Event-ID`): no seed, the changes committed after it replayed from the store, then live, none repeated. After falling behind: FleetSeedComplete with `fellBehind: true`, then the missed changes replayed from the store. Viewer role; only the token's workspaces.",
     authScopes: { role: "viewer" },
-    subscribe: async (_root, _args, ctx) => {
-      const { items, high } = await seedOf(ctx);
-      // Events committed after the seed's high-water mark are replayed from the store, then live.
+    args: {
+      after: t.arg.string({
+        required: false,
+        description:
+          "Cursor of the last item already seen (any item's `cursor`, or a fleetEvents cursor): resume right after it, with no seed. Over SSE the `Last-Event-ID` header, when sent, overrides it.",
+      }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const from = resumeCursor(ctx, args.after);
+      const { items, high } =
+        from === null ? await seedOf(ctx) : { items: [], high: positionOf(from, "globalId") };
+      // Events committed after the seed's high-water mark (or the cursor) are replayed from the
+      // store, then live.
       const visible = visibleEvent(ctx);
       const live = replayThenTail({
         bus: ctx.bus,
@@ -416,8 +507,14 @@ builder.subscriptionFields((t) => ({
         after: high,
         bufferSize: SUBSCRIBER_BUFFER,
       });
-      return seedThenMap<TailItem, FleetChangeItem>(items, live, (item) =>
-        item.type === "gap" ? { type: "gap", cursor: item.afterPosition } : changeOf(item.event),
+      return withEventIds(
+        ctx,
+        seedThenMap<TailItem, FleetChangeItem>(items, live, (item) =>
+          item.type === "gap"
+            ? { type: "gap", cursor: item.afterPosition }
+            : changeOf(item.event, live.position),
+        ),
+        changeCursor,
       );
     },
     resolve: (item: FleetChangeItem) => item,

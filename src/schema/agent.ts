@@ -4,66 +4,11 @@
  * justify them, so they never disagree with history.
  */
 import { isTerminal } from "../caliband/wire.js";
-import { builder } from "./builder.js";
-import { AgentStatusEnum, ProviderEnum, statusValue } from "./enums.js";
-import {
-  EventKindEnum,
-  FleetEventRef,
-  TokenUsageRef,
-  decodeCursor,
-  encodeCursor,
-  type EventItem,
-} from "./events.js";
-import type { FleetEvent } from "../events/index.js";
-
-/** The SpawnSpec fields an operator cares about (protocol §2.2). */
-interface AgentSpecView {
-  prompt: string;
-  model: string | null;
-  provider: string | null;
-  toolAllowlist: string[] | null;
-  source: string | null;
-  label: string | null;
-  frontmatterPath: string | null;
-  isolated: boolean;
-  interactive: boolean;
-}
-
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-
-const AgentSpecRef = builder.objectRef<AgentSpecView>("AgentSpec").implement({
-  description: "What the agent was asked to do and with what (SpawnSpec, protocol §2.2).",
-  fields: (t) => ({
-    prompt: t.exposeString("prompt", { description: "Initial prompt." }),
-    model: t.exposeString("model", { nullable: true, description: "Model; null = the provider's default." }),
-    provider: t.field({
-      type: ProviderEnum,
-      nullable: true,
-      description: "Provider; null = caliban's default (anthropic).",
-      resolve: (s) =>
-        ["anthropic", "openai", "ollama", "google"].includes(s.provider ?? "")
-          ? (s.provider as "anthropic")
-          : null,
-    }),
-    toolAllowlist: t.exposeStringList("toolAllowlist", {
-      nullable: true,
-      description: "Allowed tools; null = defaults.",
-    }),
-    source: t.exposeString("source", {
-      nullable: true,
-      description: "Source checkout name; null = workspace root.",
-    }),
-    label: t.exposeString("label", { nullable: true, description: "Label (becomes the name)." }),
-    frontmatterPath: t.exposeString("frontmatterPath", {
-      nullable: true,
-      description: "Agent template path (stored only).",
-    }),
-    isolated: t.exposeBoolean("isolated", { description: "Runs in its own git worktree." }),
-    interactive: t.exposeBoolean("interactive", {
-      description: "Waits for operator input at each end of turn.",
-    }),
-  }),
-});
+import { builder, registerNode } from "./builder.js";
+import { PAGE_ARGS, connectionTotal } from "./connections.js";
+import { AgentStatusEnum, RunOutcomeEnum, outcomeValue, statusValue } from "./enums.js";
+import { EventConnectionRef, EventFilterRef, TokenUsageRef, resolveEventPage } from "./events.js";
+import { AgentSpecRef, specView } from "./spec.js";
 
 /** Why a failed or crashed run failed (the row's failure columns, issue 12 item 7). */
 interface RunFailureView {
@@ -88,7 +33,7 @@ const RunFailureRef = builder.objectRef<RunFailureView>("RunFailure").implement(
     exitCode: t.exposeInt("exitCode", {
       nullable: true,
       description:
-        "The worker's exit code, inferred from the run's RunEnd stop condition (0 EndOfTurn, 75 MaxTurnsReached, 124 Cancelled, 1 any failure; protocol §5.4) because caliband does not report exit codes; null when no RunEnd was read (a preflight failure, a fatal stream error, a lost worker) or its stop condition is unknown.",
+        "The worker's exit code, inferred from the run's RunEnd stop condition (0 EndOfTurn, 75 MaxTurnsReached, 124 Cancelled, 1 any failure; caliban's worker exit codes) because caliband does not report exit codes; null when no RunEnd was read (a preflight failure, a fatal stream error, a lost worker) or its stop condition is unknown.",
     }),
     reason: t.exposeString("reason", {
       nullable: true,
@@ -98,66 +43,10 @@ const RunFailureRef = builder.objectRef<RunFailureView>("RunFailure").implement(
   }),
 });
 
-const EventEdgeRef = builder.objectRef<EventItem>("FleetEventEdge").implement({
-  description: "An event and its cursor.",
-  fields: (t) => ({
-    cursor: t.string({
-      description: "Opaque cursor of this event.",
-      resolve: (e) => (e.kind === "gap" ? "" : encodeCursor(e)),
-    }),
-    node: t.field({ type: FleetEventRef, description: "The event.", resolve: (e) => e }),
-  }),
-});
+registerNode("Agent");
 
-/** A page of events (Relay connection shape). */
-export interface EventPage {
-  events: FleetEvent[];
-  hasNextPage: boolean;
-  startCursor: string | null;
-  endCursor: string | null;
-}
-
-const EventPageInfoRef = builder.objectRef<EventPage>("FleetEventPageInfo").implement({
-  description: "Pagination state of an event page (forward only).",
-  fields: (t) => ({
-    hasNextPage: t.exposeBoolean("hasNextPage", { description: "More events exist after endCursor." }),
-    hasPreviousPage: t.boolean({
-      description: "Always false: event pages are read forward.",
-      resolve: () => false,
-    }),
-    startCursor: t.exposeString("startCursor", { nullable: true, description: "Cursor of the first event." }),
-    endCursor: t.exposeString("endCursor", {
-      nullable: true,
-      description: "Cursor of the last event; pass as `after`.",
-    }),
-  }),
-});
-
-/** GraphQL type of an event page. */
-export const EventConnectionRef = builder.objectRef<EventPage>("FleetEventConnection").implement({
-  description: "Events in order, a page at a time.",
-  fields: (t) => ({
-    edges: t.field({ type: [EventEdgeRef], description: "Events with cursors.", resolve: (p) => p.events }),
-    nodes: t.field({ type: [FleetEventRef], description: "The events.", resolve: (p) => p.events }),
-    pageInfo: t.field({ type: EventPageInfoRef, description: "Pagination.", resolve: (p) => p }),
-  }),
-});
-
-/** Build a page from `limit + 1` fetched events. */
-export function toPage(fetched: FleetEvent[], limit: number): EventPage {
-  const events = fetched.slice(0, limit);
-  return {
-    events,
-    hasNextPage: fetched.length > limit,
-    startCursor: events[0] ? encodeCursor(events[0]) : null,
-    endCursor: events.length ? encodeCursor(events[events.length - 1]!) : null,
-  };
-}
-
-/** Default and maximum event page sizes. */
-export const EVENT_PAGE = { default: 100, max: 1000 } as const;
-
-builder.prismaNode("Agent", {
+/** The Agent node type. */
+export const AgentRef = builder.prismaNode("Agent", {
   id: { field: "id" },
   // node(id:)/nodes(ids:) answer null for an id that names no run (not an internal error).
   nullable: true,
@@ -203,28 +92,22 @@ builder.prismaNode("Agent", {
     spec: t.field({
       type: AgentSpecRef,
       description: "The spawn spec.",
-      resolve: (a) => {
-        const s = (a.spec ?? {}) as Record<string, unknown>;
-        return {
-          prompt: str(s.initial_prompt) ?? "",
-          model: str(s.model),
-          provider: str(s.provider),
-          toolAllowlist: Array.isArray(s.tool_allowlist) ? s.tool_allowlist.map(String) : null,
-          source: str(s.source),
-          label: str(s.label),
-          frontmatterPath: str(s.frontmatter_path),
-          isolated: a.isolated,
-          interactive: a.interactive,
-        };
-      },
+      resolve: (a) => specView(a.spec, { isolated: a.isolated, interactive: a.interactive }),
     }),
     model: t.exposeString("model", {
       nullable: true,
       description: "Model actually used (latest TurnStart), else the spec's.",
     }),
-    outcome: t.exposeString("outcome", {
+    outcome: t.field({
+      type: RunOutcomeEnum,
       nullable: true,
-      description: "StopCondition name of the run's end (RunEnd); null if none was seen.",
+      description: "Why the run ended, as its worker reported it; null when no end of run was read.",
+      resolve: (a) => (a.outcome === null ? null : outcomeValue(a.outcome)),
+    }),
+    outcomeName: t.exposeString("outcome", {
+      nullable: true,
+      description:
+        "The stop condition as the worker named it, e.g. `EndOfTurn` (kept for UNKNOWN outcomes); null when none was read.",
     }),
     failure: t.field({
       type: RunFailureRef,
@@ -263,31 +146,75 @@ builder.prismaNode("Agent", {
     events: t.field({
       type: EventConnectionRef,
       description:
-        "This run's events in order. Intended for one agent at a time (it costs a query per agent).",
+        "This run's events in stream order (by seq). Intended for one agent at a time (it costs a query per agent); pages with first/after or last/before.",
       args: {
-        after: t.arg.string({ required: false, description: "Cursor to continue after." }),
+        after: t.arg.string({ required: false, description: "Return events after this cursor." }),
+        before: t.arg.string({ required: false, description: "Return events before this cursor." }),
         first: t.arg.int({
           required: false,
-          description: `Page size, 1–${EVENT_PAGE.max} (default ${EVENT_PAGE.default}).`,
+          description: "Return at most this many events from the start (0–500, default 50; not with `last`).",
         }),
-        kinds: t.arg({ type: [EventKindEnum], required: false, description: "Only these kinds." }),
+        last: t.arg.int({
+          required: false,
+          description: "Return at most this many events from the end (0–500; not with `first`).",
+        }),
+        filter: t.arg({ type: EventFilterRef, required: false, description: "Only these events." }),
       },
-      resolve: async (a, args, ctx) => {
-        const limit = Math.min(Math.max(args.first ?? EVENT_PAGE.default, 1), EVENT_PAGE.max);
-        const after = args.after ? decodeCursor(args.after).seq : 0;
-        const kinds = args.kinds ? new Set<string>(args.kinds) : null;
-        if (!kinds) return toPage(await ctx.store.readStream(a.id, after, limit + 1), limit);
-        const fetched = await ctx.store.readGlobal(
-          0,
-          limit + 1,
-          (e) => e.streamKey === a.id && e.seq > after && kinds.has(e.kind),
-          {
-            agentId: a.id,
-            kinds: [...kinds] as FleetEvent["kind"][],
-          },
-        );
-        return toPage(fetched, limit);
-      },
+      validate: PAGE_ARGS,
+      resolve: (a, args, ctx) =>
+        resolveEventPage(ctx, { streamKey: a.id }, { ...args, kinds: args.filter?.kinds ?? null }),
     }),
   }),
 });
+
+/** The one connection type of agent runs (Query.agents, Workspace.agents). */
+export const AgentConnectionRef = builder.connectionObject(
+  {
+    type: AgentRef,
+    name: "AgentConnection",
+    description: "A page of agent runs.",
+    fields: (t) => ({
+      totalCount: t.int({
+        description: "Runs matching the field's filter, on every page (counted when selected).",
+        resolve: (c) => connectionTotal(c),
+      }),
+    }),
+  },
+  { name: "AgentEdge", description: "An agent run and its cursor." },
+);
+
+/** Which runs an agent connection lists (every condition must hold). */
+export const AgentFilterRef = builder.inputType("AgentFilter", {
+  description: "Which runs to list; every given condition must hold.",
+  fields: (t) => ({
+    workspace: t.string({ required: false, description: "Only runs of this workspace." }),
+    status: t.field({ type: [AgentStatusEnum], required: false, description: "Only these statuses." }),
+    since: t.field({
+      type: "DateTime",
+      required: false,
+      description: "Only runs started at or after this instant.",
+    }),
+    includeGone: t.boolean({
+      required: false,
+      description: "Include runs caliband no longer lists (removed, respawned, vanished). Default true.",
+    }),
+  }),
+});
+
+/** Filter values of {@link AgentFilterRef}. */
+export interface AgentFilterArg {
+  workspace?: string | null;
+  status?: readonly string[] | null;
+  since?: Date | null;
+  includeGone?: boolean | null;
+}
+
+/** The Prisma `where` of an agent filter (AND-ed with the caller's visibility rule). */
+export function agentFilterWhere(f: AgentFilterArg | null | undefined): Record<string, unknown> {
+  return {
+    ...(f?.workspace ? { workspace: f.workspace } : {}),
+    ...(f?.status ? { status: { in: [...f.status] } } : {}),
+    ...(f?.since ? { startedAt: { gte: f.since } } : {}),
+    ...(f?.includeGone === false ? { goneAt: null } : {}),
+  };
+}

@@ -1,7 +1,7 @@
 /**
  * A Pothos plugin that writes one audit row for every call of every `Mutation` field (issue 11
  * item 4), whatever its outcome: the payload type on success, the error code of a typed error
- * result (including `FORBIDDEN` from the scope rules and `VALIDATION` from input validation), or
+ * result (including `FORBIDDEN` from the scope rules and `BAD_USER_INPUT` from input validation), or
  * the code of an unexpected error. It wraps the field outermost (argument validation included),
  * so no mutation can run without its row; the row is committed before the result is returned.
  * Denied queries and subscriptions are recorded by the scope rules' `unauthorizedError` hook
@@ -31,7 +31,12 @@ export function auditTargets(
   const input = (args["input"] ?? {}) as Record<string, unknown>;
   const payload = (result ?? {}) as Record<string, unknown>;
   return {
-    workspace: str(args["workspace"]) ?? str(input["workspace"]) ?? str(args["name"]),
+    // addWorkspace's input names the new workspace `name` (beside its `root`).
+    workspace:
+      str(args["workspace"]) ??
+      str(input["workspace"]) ??
+      ("root" in input ? str(input["name"]) : null) ??
+      str(args["name"]),
     agentId: str(args["agentId"]) ?? str(input["agentId"]) ?? str(payload["agentId"]),
   };
 }

@@ -4,7 +4,8 @@
  */
 import type { Principal } from "../auth/roles.js";
 import type { TokenRecord } from "../auth/tokens.js";
-import { builder } from "./builder.js";
+import { builder, registerNode } from "./builder.js";
+import { connectionTotal } from "./connections.js";
 import { RoleEnum } from "./enums.js";
 
 /** The principal of the operation, as `Query.viewer` returns it. */
@@ -36,11 +37,20 @@ export const ViewerRef = builder.objectRef<Principal>("Viewer").implement({
 });
 
 /** An API token as listed to admins (never its secret). */
-export const ApiTokenRef = builder.objectRef<TokenRecord>("ApiToken").implement({
+registerNode("ApiToken");
+
+/** The ApiToken node type (admins not limited to workspaces only). */
+export const ApiTokenRef = builder.node(builder.objectRef<TokenRecord>("ApiToken"), {
   description:
     "An API token. Its secret is shown once, by createToken, and never again (only a hash is stored).",
+  id: { resolve: (r) => r.id },
+  isTypeOf: (v) => typeof v === "object" && v !== null && "bootstrap" in v && "role" in v && "revokedAt" in v,
+  loadOne: (id, ctx) => ctx.tokens.get(id) ?? null,
+  authScopes: { role: "admin", allWorkspaces: true },
   fields: (t) => ({
-    id: t.exposeString("id", { description: "Public id (12 hex characters)." }),
+    tokenId: t.exposeString("id", {
+      description: "Public id (12 hex characters; use with revokeToken). Not a secret.",
+    }),
     name: t.exposeString("name", { description: "Name, unique among active tokens." }),
     role: t.field({ type: RoleEnum, description: "What it may do.", resolve: (r) => r.role }),
     workspaces: t.stringList({
@@ -85,11 +95,17 @@ export const ApiTokenRef = builder.objectRef<TokenRecord>("ApiToken").implement(
   }),
 });
 
-builder.prismaObject("AuditEntry", {
+registerNode("AuditEntry");
+
+/** The AuditEntry node type. */
+export const AuditEntryRef = builder.prismaNode("AuditEntry", {
+  id: { field: "id" },
+  nullable: true,
   description:
     "One row of the append-only audit log: a mutation call or a denied attempt. Arguments are stored with secrets redacted.",
+  authScopes: { role: "admin", allWorkspaces: true },
   fields: (t) => ({
-    id: t.exposeInt("id", { description: "Position in the log (increasing)." }),
+    position: t.exposeInt("id", { description: "Position in the log (increasing)." }),
     ts: t.field({ type: "DateTime", description: "When it happened.", resolve: (e) => e.ts }),
     tokenName: t.exposeString("tokenName", {
       nullable: true,
@@ -130,3 +146,19 @@ builder.prismaObject("AuditEntry", {
     }),
   }),
 });
+
+/** The connection type of audit rows (Query.auditLog). */
+export const AuditEntryConnectionRef = builder.connectionObject(
+  {
+    type: AuditEntryRef,
+    name: "AuditEntryConnection",
+    description: "A page of audit rows.",
+    fields: (t) => ({
+      totalCount: t.int({
+        description: "Rows matching the filter, on every page (counted when selected).",
+        resolve: (c) => connectionTotal(c),
+      }),
+    }),
+  },
+  { name: "AuditEntryEdge", description: "An audit row and its cursor." },
+);

@@ -8,7 +8,6 @@
  * failures become `ValidationError` results with field paths).
  */
 import SchemaBuilder from "@pothos/core";
-import { z } from "zod";
 import ErrorsPlugin from "@pothos/plugin-errors";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
@@ -23,8 +22,23 @@ import AuthFirstPlugin from "./auth-first-plugin.js";
 import { authScopesFor, unauthorizedError } from "./auth-scopes.js";
 import type { GraphQLContext } from "./context.js";
 
-/** Most ids one `nodes(ids:)` call may ask for (issue 11 item 9). */
+/** Most ids one `nodes(ids:)` call may ask for (a bound on the work of one request). */
 export const MAX_NODE_IDS = 100;
+
+/**
+ * Names of the object types that implement `Node` and can be loaded by `node(id:)`; each
+ * definition registers itself with {@link registerNode}. A global id naming another type is
+ * unknown (null), not an error.
+ */
+export const NODE_TYPES = new Set<string>();
+
+/** Record that object type `name` implements `Node` and has a loader (see {@link NODE_TYPES}). */
+export function registerNode(name: string): void {
+  NODE_TYPES.add(name);
+}
+
+/** Connection page bounds, the same for every connection: `first`/`last` in 0..max, default size. */
+export const PAGE = { default: 50, max: 500 } as const;
 
 /** The one builder every schema module registers its types on. */
 export const builder = new SchemaBuilder<{
@@ -72,8 +86,8 @@ export const builder = new SchemaBuilder<{
     exposeDescriptions: false,
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
-    maxConnectionSize: 500,
-    defaultConnectionSize: 50,
+    maxConnectionSize: PAGE.max,
+    defaultConnectionSize: PAGE.default,
   },
   relay: {
     clientMutationId: "omit",
@@ -81,17 +95,9 @@ export const builder = new SchemaBuilder<{
     idFieldOptions: { description: "Globally unique, opaque Relay id (use with node(id:))." },
     nodeTypeOptions: { description: "An object with a globally unique id (Relay)." },
     pageInfoTypeOptions: { description: "Pagination state of a connection (Relay)." },
-    nodeQueryOptions: {
-      description: "Fetch any object by its global id, or null. Viewer role.",
-      authScopes: { role: "viewer" },
-    },
-    nodesQueryOptions: {
-      description: `Fetch objects by their global ids (null for unknown ones), at most ${MAX_NODE_IDS} ids. Viewer role.`,
-      authScopes: { role: "viewer" },
-      validate: z.looseObject({
-        ids: z.array(z.unknown()).max(MAX_NODE_IDS, `at most ${MAX_NODE_IDS} ids per request`),
-      }),
-    },
+    // node/nodes are defined in src/resolvers/node.ts: an unknown or malformed id answers null.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
     cursorFieldOptions: { description: "Opaque cursor of this edge; pass as after/before." },
     nodeFieldOptions: { description: "The item." },
     edgesFieldOptions: { description: "Items with their cursors." },
@@ -102,8 +108,10 @@ export const builder = new SchemaBuilder<{
     endCursorFieldOptions: { description: "Cursor of the last item of the page." },
     beforeArgOptions: { description: "Return items before this cursor." },
     afterArgOptions: { description: "Return items after this cursor." },
-    firstArgOptions: { description: "Return at most this many items from the start (max 500)." },
-    lastArgOptions: { description: "Return at most this many items from the end (max 500)." },
+    firstArgOptions: {
+      description: "Return at most this many items from the start (0–500; not with `last`).",
+    },
+    lastArgOptions: { description: "Return at most this many items from the end (0–500; not with `first`)." },
   },
   errors: { defaultTypes: [], unsafelyHandleInputErrors: true },
   validation: {

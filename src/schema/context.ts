@@ -41,6 +41,12 @@ export interface GraphQLContext extends GraphQLServices {
    */
   clientKey: string;
   /**
+   * The `Last-Event-ID` request header of an operation over HTTP (an SSE client reconnecting after
+   * the last event id it received); null or absent otherwise (graphql-ws). A subscription resumes
+   * after it, overriding its `after` argument (src/resolvers/resume.ts).
+   */
+  lastEventId?: string | null;
+  /**
    * Per-operation memo for batched loads (e.g. usage of every workspace in one query); created by
    * {@link memoize} on first use, so an operation that batches nothing carries none. It lives as
    * long as the operation: a subscription that selects a memoized field (e.g. `usage`) keeps the

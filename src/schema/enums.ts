@@ -4,7 +4,8 @@ import { builder } from "./builder.js";
 
 /** GraphQL agent statuses: caliband's (protocol §2.1) upper-cased, plus UNKNOWN for future values. */
 export const AgentStatusEnum = builder.enumType("AgentStatus", {
-  description: "caliband's agent status (protocol §2.1); UNKNOWN for a status this gateway does not know.",
+  description:
+    "The status of an agent run as its caliband reports it (or as Prospero concluded when the run ended out of its daemon's sight). UNKNOWN: a status this gateway does not know.",
   values: {
     SPAWNING: { value: "spawning", description: "Registered, worker not launched yet." },
     RUNNING: { value: "running", description: "The worker is working on a turn." },
@@ -42,7 +43,7 @@ export const HealthStateEnum = builder.enumType("HealthState", {
 });
 
 export const ProviderEnum = builder.enumType("Provider", {
-  description: "LLM providers caliband workers accept (protocol §2.2 SpawnSpec.provider).",
+  description: "LLM providers caliband workers accept.",
   values: {
     ANTHROPIC: { value: "anthropic" },
     OPENAI: { value: "openai" },
@@ -74,5 +75,143 @@ export const RoleEnum = builder.enumType("Role", {
       description:
         "Operator, plus workspaces, provider configuration, daemon restarts, tokens and the audit log.",
     },
+  } as const,
+});
+
+/** Stable codes of typed mutation errors (`Error.code`); the same names as top-level `extensions.code`. */
+export const ErrorCodeEnum = builder.enumType("ErrorCode", {
+  description:
+    "Stable machine-readable code of an error. The same names appear as `extensions.code` on top-level GraphQL errors for the same kind of failure.",
+  values: {
+    NOT_FOUND: { description: "The workspace, agent or token does not exist." },
+    INVALID_STATE: { description: "Not allowed in the target's current state." },
+    CONFLICT: { description: "Collides with existing state." },
+    PROVIDER_MISCONFIGURED: { description: "The workspace's provider configuration is incoherent." },
+    UNREACHABLE: { description: "The workspace's caliband could not be reached." },
+    CALIBAND_NOT_INSTALLED: { description: "The caliband binary cannot be run." },
+    DAEMON_START_FAILED: { description: "caliband was started but died or did not answer." },
+    DAEMON_REFUSED: { description: "caliband refused the request." },
+    BAD_USER_INPUT: { description: "Input that failed validation." },
+    UNAUTHENTICATED: { description: "The credentials are no longer valid." },
+    FORBIDDEN: { description: "The token may not do this." },
+  } as const,
+});
+
+/** Every code of {@link ErrorCodeEnum}. */
+export type ErrorCode =
+  | "NOT_FOUND"
+  | "INVALID_STATE"
+  | "CONFLICT"
+  | "PROVIDER_MISCONFIGURED"
+  | "UNREACHABLE"
+  | "CALIBAND_NOT_INSTALLED"
+  | "DAEMON_START_FAILED"
+  | "DAEMON_REFUSED"
+  | "BAD_USER_INPUT"
+  | "UNAUTHENTICATED"
+  | "FORBIDDEN";
+
+/**
+ * caliband's StopCondition variants (the name of the `stopped_for` of a RunEnd, caliband's
+ * externally tagged enum), plus UNKNOWN for a variant added after this gateway was built.
+ */
+export const RUN_OUTCOMES = {
+  EndOfTurn: "END_OF_TURN",
+  MaxTurnsReached: "MAX_TURNS_REACHED",
+  Cancelled: "CANCELLED",
+  ProviderError: "PROVIDER_ERROR",
+  HookDenied: "HOOK_DENIED",
+  CompactionFailed: "COMPACTION_FAILED",
+  MaxTokensExhausted: "MAX_TOKENS_EXHAUSTED",
+  Refusal: "REFUSAL",
+  ContentFilter: "CONTENT_FILTER",
+  StreamIdle: "STREAM_IDLE",
+  ThinkingBudgetExhausted: "THINKING_BUDGET_EXHAUSTED",
+} as const;
+
+export const RunOutcomeEnum = builder.enumType("RunOutcome", {
+  description:
+    "Why a run ended, as the worker reported it (caliband's StopCondition). UNKNOWN: a condition this gateway does not know; its name is in `outcomeName`.",
+  values: {
+    END_OF_TURN: { value: "EndOfTurn", description: "The model ended its turn with nothing left to do." },
+    MAX_TURNS_REACHED: { value: "MaxTurnsReached", description: "The run's turn limit was reached." },
+    CANCELLED: { value: "Cancelled", description: "The run was cancelled." },
+    PROVIDER_ERROR: { value: "ProviderError", description: "The LLM provider failed (see detail)." },
+    HOOK_DENIED: { value: "HookDenied", description: "A hook refused to continue." },
+    COMPACTION_FAILED: { value: "CompactionFailed", description: "Context compaction failed." },
+    MAX_TOKENS_EXHAUSTED: { value: "MaxTokensExhausted", description: "The token budget ran out." },
+    REFUSAL: { value: "Refusal", description: "The model refused." },
+    CONTENT_FILTER: { value: "ContentFilter", description: "The provider's content filter stopped it." },
+    STREAM_IDLE: { value: "StreamIdle", description: "The provider stream stayed idle too long." },
+    THINKING_BUDGET_EXHAUSTED: {
+      value: "ThinkingBudgetExhausted",
+      description: "The thinking budget ran out.",
+    },
+    UNKNOWN: { value: "unknown", description: "A condition this gateway does not know (see outcomeName)." },
+  } as const,
+});
+
+/** Map a stored StopCondition name onto {@link RunOutcomeEnum}'s internal values. */
+export function outcomeValue(raw: string): keyof typeof RUN_OUTCOMES | "unknown" {
+  return Object.hasOwn(RUN_OUTCOMES, raw) ? (raw as keyof typeof RUN_OUTCOMES) : "unknown";
+}
+
+export const StopReasonEnum = builder.enumType("StopReason", {
+  description:
+    "Why the model ended a turn (the provider's stop reason as caliband reports it). UNKNOWN: a reason this gateway does not know; its text is in `stopReasonName`.",
+  values: {
+    END_TURN: { value: "end_turn", description: "The model finished its answer." },
+    TOOL_USE: { value: "tool_use", description: "The model called tools; another turn follows." },
+    MAX_TOKENS: { value: "max_tokens", description: "The turn hit its output-token limit." },
+    STOP_SEQUENCE: { value: "stop_sequence", description: "A stop sequence was produced." },
+    CONTENT_FILTER: { value: "content_filter", description: "The provider's content filter stopped it." },
+    REFUSAL: { value: "refusal", description: "The model refused." },
+    UNKNOWN: { value: "unknown", description: "A reason this gateway does not know (see stopReasonName)." },
+  } as const,
+});
+
+const STOP_REASONS = [
+  "end_turn",
+  "tool_use",
+  "max_tokens",
+  "stop_sequence",
+  "content_filter",
+  "refusal",
+] as const;
+
+/** Map a raw stop reason onto {@link StopReasonEnum}'s internal values. */
+export function stopReasonValue(raw: string): (typeof STOP_REASONS)[number] | "unknown" {
+  return (STOP_REASONS as readonly string[]).includes(raw)
+    ? (raw as (typeof STOP_REASONS)[number])
+    : "unknown";
+}
+
+export const AgentGoneReasonEnum = builder.enumType("AgentGoneReason", {
+  description: "Why caliband no longer lists an agent.",
+  values: {
+    REMOVED: { value: "removed", description: "Removed through Prospero (removeAgent)." },
+    RESPAWNED: { value: "respawned", description: "Replaced by a respawn (see replacedBy)." },
+    VANISHED: {
+      value: "vanished",
+      description:
+        "Disappeared from its daemon's list (removed on the daemon directly, or its record was lost).",
+    },
+  } as const,
+});
+
+export const OutputStreamEnum = builder.enumType("OutputStream", {
+  description: "Which part of the assistant's output a text belongs to.",
+  values: {
+    TEXT: { value: "text", description: "The answer." },
+    THINKING: { value: "thinking", description: "The model's visible reasoning." },
+  } as const,
+});
+
+export const EntityTypeEnum = builder.enumType("EntityType", {
+  description: "Kinds of things an operation can name.",
+  values: {
+    WORKSPACE: { value: "workspace" },
+    AGENT: { value: "agent" },
+    TOKEN: { value: "token" },
   } as const,
 });

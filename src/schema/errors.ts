@@ -24,15 +24,22 @@ import {
 } from "../errors.js";
 import { Forbidden, Unauthenticated } from "../auth/errors.js";
 import { builder } from "./builder.js";
-import { RoleEnum } from "./enums.js";
+import {
+  AgentStatusEnum,
+  EntityTypeEnum,
+  ErrorCodeEnum,
+  RoleEnum,
+  statusValue,
+  type ErrorCode,
+} from "./enums.js";
 
 /** caliband refused a request (supervisor `internal` error: bad source, worktree failure, …). */
 export class DaemonRefused extends ProsperoError {
   readonly code = "DAEMON_REFUSED";
 }
 
-/** The error classes every mutation can return as typed results. */
-export const MUTATION_ERRORS = [
+/** The error classes a mutation can return as typed results. */
+export const MUTATION_ERRORS = {
   NotFound,
   InvalidState,
   Conflict,
@@ -44,17 +51,31 @@ export const MUTATION_ERRORS = [
   DaemonRefused,
   Unauthenticated,
   Forbidden,
-] as const;
+} as const;
+
+/** One typed error class of {@link MUTATION_ERRORS}. */
+export type MutationErrorClass = (typeof MUTATION_ERRORS)[keyof typeof MUTATION_ERRORS];
+
+/** Errors every mutation can return: a refused token or scope, and input that fails validation. */
+const ALWAYS = [Unauthenticated, Forbidden, ValidationFailed] as const;
+
+/** Errors of any call that needs the workspace's caliband (reaching, autostarting or asking it). */
+export const DAEMON_ERRORS = [Unreachable, CalibandNotInstalled, DaemonStartFailed, DaemonRefused] as const;
 
 /**
- * The `errors` option of a mutation field: a `<name>Result` union of its payload and every
- * {@link MUTATION_ERRORS} type, the payload returned directly.
+ * The `errors` option of a mutation field: a `<name>Result` union of its payload and exactly the
+ * error types it can produce (`types`, plus {@link ALWAYS}), the payload returned directly. A
+ * domain error outside the list is a bug of the mutation's declaration: it reaches the client as
+ * a top-level error with its code (src/server/error-codes.ts), never as a union member.
  */
-export function mutationErrors(name: string) {
+export function mutationErrors(name: string, types: readonly MutationErrorClass[]) {
   return {
-    types: [...MUTATION_ERRORS],
+    types: [...new Set<MutationErrorClass>([...types, ...ALWAYS])],
     directResult: true as const,
-    union: { name: `${name}Result`, description: `Result of ${name}: the payload or a typed error.` },
+    union: {
+      name: `${name}Result`,
+      description: `Result of ${name.charAt(0).toLowerCase()}${name.slice(1)}: its payload, or one of the errors it can produce.`,
+    },
   };
 }
 
@@ -85,22 +106,31 @@ export function toDomainError(err: unknown): unknown {
   return err;
 }
 
-/** Run `fn`, rethrowing failures as domain errors (see {@link toDomainError}). */
+/**
+ * Run a mutation's work `fn`, rethrowing failures as domain errors (see {@link toDomainError}).
+ * Every mutation takes one `input:` argument, so a ValidationFailed from the domain (its paths are
+ * relative to the input object) gets `input` prepended: the same paths input validation reports.
+ */
 export async function domain<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
+    if (err instanceof ValidationFailed) {
+      throw new ValidationFailed(err.issues.map((i) => ({ ...i, path: ["input", ...i.path] })));
+    }
     throw toDomainError(err);
   }
 }
 
 const ErrorInterface = builder.interfaceRef<Error & { code?: string }>("Error").implement({
-  description: "A failure a client can act on. `code` is stable; `message` is for humans.",
+  description:
+    "A failure a client can act on; nothing was changed. `code` is stable; `message` is for humans. Clients with a normalized cache (Apollo's InMemoryCache) need the schema's possibleTypes to read these fields through `... on Error`: the SDK exports them as `possibleTypes`.",
   fields: (t) => ({
     message: t.exposeString("message", { description: "Human-readable explanation." }),
-    code: t.string({
-      description: "Stable machine-readable code, e.g. NOT_FOUND, INVALID_STATE.",
-      resolve: (e) => e.code ?? "ERROR",
+    code: t.field({
+      type: ErrorCodeEnum,
+      description: "Stable machine-readable code.",
+      resolve: (e) => e.code as ErrorCode,
     }),
   }),
 });
@@ -111,8 +141,15 @@ builder.objectType(NotFound, {
   interfaces: [ErrorInterface],
   isTypeOf: (e) => e instanceof NotFound,
   fields: (t) => ({
-    entity: t.exposeString("entity", { description: "`workspace`, `agent` or `token`." }),
-    id: t.exposeString("id", { description: "The name or id that was not found." }),
+    entity: t.field({
+      type: EntityTypeEnum,
+      description: "What kind of thing was looked up.",
+      resolve: (e) => e.entity,
+    }),
+    key: t.exposeString("id", {
+      description:
+        "What was looked up, as the caller gave it: a workspace name, a caliband agent id, or a token's name or id (not a global Node id).",
+    }),
   }),
 });
 
@@ -122,16 +159,19 @@ builder.objectType(InvalidState, {
   interfaces: [ErrorInterface],
   isTypeOf: (e) => e instanceof InvalidState,
   fields: (t) => ({
-    status: t.exposeString("status", {
+    status: t.field({
+      type: AgentStatusEnum,
       nullable: true,
-      description: "Current caliband status of the agent, if any.",
+      description: "The agent's current status, when the refusal is about an agent's state.",
+      resolve: (e) => (e.status === null ? null : statusValue(e.status)),
     }),
   }),
 });
 
 builder.objectType(Conflict, {
   name: "ConflictError",
-  description: "Collides with existing state, e.g. a second name for an already registered root (#47).",
+  description:
+    "Collides with existing state, e.g. a second name for an already registered root (one caliband per root), or an idempotency key reused for a different request.",
   interfaces: [ErrorInterface],
   isTypeOf: (e) => e instanceof Conflict,
   fields: () => ({}),
@@ -220,7 +260,8 @@ const FieldErrorRef = builder.objectRef<FieldIssue>("FieldError").implement({
   description: "One invalid input field.",
   fields: (t) => ({
     path: t.exposeStringList("path", {
-      description: 'Path of field names from the input root, e.g. ["config", "baseUrl"].',
+      description:
+        'Path of argument and field names from the mutation\'s arguments, e.g. ["input", "config", "baseUrl"].',
     }),
     message: t.exposeString("message", { description: "What is wrong with it." }),
   }),

@@ -1,13 +1,28 @@
 /**
- * `FleetEvent`: the interface of every stored event, with one object type per event kind
- * (src/events/index.ts), plus `Gap` for a subscriber that fell behind. Cursors are opaque:
- * base64url of `v1:<globalId>:<seq>:<streamKey>`, usable both in stream order (seq) and in
- * fleet-wide commit order (globalId).
+ * `FleetEvent`: the interface of every stored event (a `Node`), with one object type per event
+ * kind (src/events/index.ts), plus `GapEvent` for a subscriber that fell behind; and the one
+ * connection type of events, `FleetEventConnection`. Cursors are opaque: base64url of
+ * `v1:<globalId>:<seq>:<streamKey>`, usable both in stream order (seq) and in fleet-wide commit
+ * order (globalId). An event's global id names its type and `<seq>:<streamKey>` (unique, and known
+ * before the event is committed).
  */
 import { GraphQLError } from "graphql";
 import type { EventKind, FleetEvent, PayloadOf, Usage } from "../events/index.js";
-import { builder } from "./builder.js";
-import { AgentStatusEnum, HealthStateEnum, statusValue } from "./enums.js";
+import type { EventPageQuery } from "../store/events.js";
+import { PAGE, builder } from "./builder.js";
+import type { GraphQLContext } from "./context.js";
+import {
+  AgentGoneReasonEnum,
+  AgentStatusEnum,
+  HealthStateEnum,
+  OutputStreamEnum,
+  RunOutcomeEnum,
+  StopReasonEnum,
+  outcomeValue,
+  statusValue,
+  stopReasonValue,
+} from "./enums.js";
+import { AgentSpecRef, specView } from "./spec.js";
 
 /** A position in the event log, decoded from an opaque cursor. */
 export interface EventPosition {
@@ -40,6 +55,8 @@ export interface GapItem {
   streamKey: string;
   /** Position after which events are refilled (seq for agent streams, globalId for wider scopes). */
   afterPosition: number;
+  /** The stream is in commit order (workspace and fleet-wide streams): `afterPosition` is a globalId. */
+  commitOrder: boolean;
   reason: string;
   tsMs: number;
   workspace: string;
@@ -66,22 +83,62 @@ const TYPE_OF_KIND: Record<EventKind, string> = {
   worker_log: "WorkerLogEvent",
 };
 
+/** The event kind a FleetEvent object type name stands for (null for other names and GapEvent). */
+export function kindOfTypeName(typename: string): EventKind | null {
+  for (const [kind, name] of Object.entries(TYPE_OF_KIND)) if (name === typename) return kind as EventKind;
+  return null;
+}
+
+/** The GraphQL object type name of an event item. */
+export function typeNameOf(e: EventItem): string {
+  return e.kind === "gap" ? "GapEvent" : TYPE_OF_KIND[e.kind];
+}
+
 export const EventKindEnum = builder.enumType("EventKind", {
-  description: "Kinds of fleet events.",
-  values: Object.fromEntries(Object.keys(TYPE_OF_KIND).map((k) => [k.toUpperCase(), { value: k }])) as Record<
-    string,
-    { value: EventKind }
-  >,
+  description:
+    "Kinds of fleet events, one per FleetEvent type (`OUTPUT` is OutputEvent). GAP is a delivery signal of subscriptions, never stored: a filter on it alone matches no stored event.",
+  values: {
+    ...(Object.fromEntries(
+      Object.entries(TYPE_OF_KIND).map(([k, type]) => [
+        k.toUpperCase(),
+        { value: k, description: `${type}.` },
+      ]),
+    ) as Record<string, { value: EventKind | "gap"; description: string }>),
+    GAP: { value: "gap", description: "GapEvent (subscriptions only)." },
+  },
 });
+
+/** Kinds of a filter, without GAP (never stored); undefined when the filter has none. */
+export function storedKinds(kinds: readonly string[] | null | undefined): EventKind[] | undefined {
+  return kinds ? (kinds.filter((k) => k !== "gap") as EventKind[]) : undefined;
+}
+
+/** The raw id part of an event's global id: `<seq>:<streamKey>` (its stream position). */
+export function eventKey(e: EventItem): string {
+  return e.kind === "gap" ? `${e.afterPosition}:gap:${e.streamKey}` : `${e.seq}:${e.streamKey}`;
+}
+
+/** Parse {@link eventKey}'s format; null when it is not one. */
+export function parseEventKey(raw: string): { seq: number; streamKey: string } | null {
+  const m = /^(\d{1,15}):(.+)$/s.exec(raw);
+  return m ? { seq: Number(m[1]), streamKey: m[2]! } : null;
+}
 
 /** The FleetEvent interface. */
 export const FleetEventRef = builder.interfaceRef<EventItem>("FleetEvent").implement({
-  description: "One event of the fleet's durable history (or, for Gap, a delivery signal).",
-  resolveType: (e) => (e.kind === "gap" ? "Gap" : TYPE_OF_KIND[e.kind]),
+  description:
+    "One event of the fleet's durable history (or, for GapEvent, a delivery signal of a subscription). Every event is a Node: `node(id:)` reads a stored one again.",
+  interfaces: [builder.nodeInterfaceRef()],
+  resolveType: (e) => typeNameOf(e),
   fields: (t) => ({
+    id: t.globalID({
+      description:
+        "Globally unique, opaque id (use with node(id:)). A GapEvent's id is not stored: node() of it is null.",
+      resolve: (e) => ({ type: typeNameOf(e), id: eventKey(e) }),
+    }),
     seq: t.int({
       description:
-        "Position in its stream (from 1, increasing, never reused); for Gap, the position refilled after.",
+        "Position in its stream (from 1, increasing, never reused); for a GapEvent, the position refilled after.",
       resolve: (e) => (e.kind === "gap" ? e.afterPosition : e.seq),
     }),
     streamKey: t.exposeString("streamKey", {
@@ -98,7 +155,9 @@ export const FleetEventRef = builder.interfaceRef<EventItem>("FleetEvent").imple
       description: "Opaque cursor: resume after this event with `after:`.",
       resolve: (e) =>
         e.kind === "gap"
-          ? encodeCursor({ globalId: null, seq: e.afterPosition, streamKey: e.streamKey })
+          ? e.commitOrder
+            ? encodeCursor({ globalId: e.afterPosition, seq: 0, streamKey: e.streamKey })
+            : encodeCursor({ globalId: null, seq: e.afterPosition, streamKey: e.streamKey })
           : encodeCursor(e),
     }),
   }),
@@ -113,7 +172,7 @@ function eventType<K extends EventKind>(
 ): void {
   builder.objectRef<Of<K>>(TYPE_OF_KIND[kind]).implement({
     description,
-    interfaces: [FleetEventRef],
+    interfaces: [builder.nodeInterfaceRef(), FleetEventRef],
     isTypeOf: (e) => (e as EventItem).kind === kind,
     fields: fields as never,
   });
@@ -125,21 +184,24 @@ type PothosFieldBuilder<T> = Parameters<
 >[0];
 
 export const TokenUsageRef = builder.objectRef<Usage>("TokenUsage").implement({
-  description: "Token counts (cache reads and writes are subsets of input).",
+  description:
+    "Token counts of a turn or run (cache reads and writes are subsets of the input tokens). The same field names as UsageGroup's.",
   fields: (t) => ({
-    input: t.exposeInt("input", { description: "Input tokens." }),
-    output: t.exposeInt("output", { description: "Output tokens." }),
-    cacheRead: t.exposeInt("cacheRead", { description: "Input tokens read from the prompt cache." }),
-    cacheCreation: t.exposeInt("cacheCreation", { description: "Input tokens written to the prompt cache." }),
+    inputTokens: t.exposeInt("input", { description: "Input tokens (cache reads and writes included)." }),
+    outputTokens: t.exposeInt("output", { description: "Output tokens." }),
+    cacheReadTokens: t.exposeInt("cacheRead", { description: "Input tokens read from the prompt cache." }),
+    cacheCreationTokens: t.exposeInt("cacheCreation", {
+      description: "Input tokens written to the prompt cache.",
+    }),
   }),
 });
 
 eventType("agent_spawned", "Prospero spawned this agent.", (t) => ({
   name: t.string({ description: "Agent name (label or agent-<id>).", resolve: (e) => e.payload.name }),
   spec: t.field({
-    type: "JSON",
-    description: "SpawnSpec as caliband echoed it (protocol §2.2).",
-    resolve: (e) => e.payload.spec,
+    type: AgentSpecRef,
+    description: "The spawn spec as caliband echoed it.",
+    resolve: (e) => specView(e.payload.spec),
   }),
 }));
 eventType("agent_discovered", "A poll found an agent Prospero had no record of.", (t) => ({
@@ -170,8 +232,9 @@ eventType(
   "agent_gone",
   "caliband no longer lists the agent (recorded once per run). A run still live at that point is ended first by a StatusChangedEvent (KILLED for `removed`, CRASHED for `vanished` or `respawned`), so this is never the end of a run without a terminal status.",
   (t) => ({
-    reason: t.string({
-      description: "`removed`, `respawned` or `vanished`.",
+    reason: t.field({
+      type: AgentGoneReasonEnum,
+      description: "Why caliband no longer lists it.",
       resolve: (e) => e.payload.reason,
     }),
     replacedBy: t.string({
@@ -195,7 +258,11 @@ eventType("turn_started", "The model started a turn (TurnStart).", (t) => ({
   messageId: t.string({ description: "Provider message id.", resolve: (e) => e.payload.messageId }),
 }));
 eventType("output", "Assistant text or thinking (consecutive deltas of one block may be merged).", (t) => ({
-  stream: t.string({ description: "`text` or `thinking`.", resolve: (e) => e.payload.stream }),
+  stream: t.field({
+    type: OutputStreamEnum,
+    description: "Answer text or visible reasoning.",
+    resolve: (e) => e.payload.stream,
+  }),
   text: t.string({ description: "The text.", resolve: (e) => e.payload.text }),
   turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
   blockIndex: t.int({
@@ -211,39 +278,48 @@ eventType("tool_started", "The model called a tool (ToolCallStart).", (t) => ({
   name: t.string({ description: "Tool name.", resolve: (e) => e.payload.name }),
   turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
 }));
-eventType("tool_finished", "A tool call ended (ToolCallEnd), paired with its start by id (#106).", (t) => ({
-  toolUseId: t.string({ description: "Tool call id.", resolve: (e) => e.payload.toolUseId }),
-  name: t.string({
-    description: "Tool name from its start (empty if the start was never seen).",
-    resolve: (e) => e.payload.name,
+eventType(
+  "tool_finished",
+  "A tool call ended (ToolCallEnd), paired with its ToolStartedEvent by `toolUseId`.",
+  (t) => ({
+    toolUseId: t.string({ description: "Tool call id.", resolve: (e) => e.payload.toolUseId }),
+    name: t.string({
+      description: "Tool name from its start (empty if the start was never seen).",
+      resolve: (e) => e.payload.name,
+    }),
+    ok: t.boolean({ description: "False when the tool failed or was denied.", resolve: (e) => e.payload.ok }),
+    input: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "Tool input assembled from its deltas (parsed JSON, or raw text).",
+      resolve: (e) => e.payload.input,
+    }),
+    inputRaw: t.string({
+      description: "Tool input as streamed (JSON text).",
+      resolve: (e) => e.payload.inputRaw,
+    }),
+    resultText: t.string({
+      description: "Result text (capped at 8192 characters).",
+      resolve: (e) => e.payload.resultText,
+    }),
+    truncated: t.boolean({ description: "The result text was cut.", resolve: (e) => e.payload.truncated }),
+    durationMs: t.float({
+      nullable: true,
+      description: "Observed duration, ms (null when the start was not seen).",
+      resolve: (e) => e.payload.durationMs,
+    }),
+    turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
   }),
-  ok: t.boolean({ description: "False when the tool failed or was denied.", resolve: (e) => e.payload.ok }),
-  input: t.field({
-    type: "JSON",
-    nullable: true,
-    description: "Tool input assembled from its deltas (parsed JSON, or raw text).",
-    resolve: (e) => e.payload.input,
-  }),
-  inputRaw: t.string({
-    description: "Tool input as streamed (JSON text).",
-    resolve: (e) => e.payload.inputRaw,
-  }),
-  resultText: t.string({
-    description: "Result text (capped at 8192 characters).",
-    resolve: (e) => e.payload.resultText,
-  }),
-  truncated: t.boolean({ description: "The result text was cut.", resolve: (e) => e.payload.truncated }),
-  durationMs: t.float({
-    nullable: true,
-    description: "Observed duration, ms (null when the start was not seen).",
-    resolve: (e) => e.payload.durationMs,
-  }),
-  turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
-}));
+);
 eventType("turn_completed", "A turn ended (TurnEnd) with its usage.", (t) => ({
   turnIndex: t.int({ description: "Turn number.", resolve: (e) => e.payload.turnIndex }),
-  stopReason: t.string({
-    description: "end_turn, tool_use, max_tokens, …",
+  stopReason: t.field({
+    type: StopReasonEnum,
+    description: "Why the model ended the turn.",
+    resolve: (e) => stopReasonValue(e.payload.stopReason),
+  }),
+  stopReasonName: t.string({
+    description: "The stop reason as the provider named it, e.g. `end_turn` (kept for UNKNOWN values).",
     resolve: (e) => e.payload.stopReason,
   }),
   usage: t.field({
@@ -269,8 +345,13 @@ eventType("turn_completed", "A turn ended (TurnEnd) with its usage.", (t) => ({
   }),
 }));
 eventType("agent_finished", "The run ended (RunEnd).", (t) => ({
-  outcome: t.string({
-    description: "StopCondition name, e.g. EndOfTurn, MaxTurnsReached, ProviderError.",
+  outcome: t.field({
+    type: RunOutcomeEnum,
+    description: "Why the run ended.",
+    resolve: (e) => outcomeValue(e.payload.outcome),
+  }),
+  outcomeName: t.string({
+    description: "The stop condition as the worker named it, e.g. `EndOfTurn` (kept for UNKNOWN values).",
     resolve: (e) => e.payload.outcome,
   }),
   detail: t.string({
@@ -325,10 +406,17 @@ eventType("ingest_gap", "Output lines were lost before they could be read (socke
   }),
   detail: t.string({ description: "What happened.", resolve: (e) => e.payload.detail }),
 }));
-eventType("store_persist_failed", "An event was delivered live but could not be stored (#25).", (t) => ({
-  lostSeq: t.int({ description: "Seq of the event that was not stored.", resolve: (e) => e.payload.lostSeq }),
-  detail: t.string({ description: "The store error.", resolve: (e) => e.payload.detail }),
-}));
+eventType(
+  "store_persist_failed",
+  "An event was delivered live but could not be stored (it is missing from history; this record says so).",
+  (t) => ({
+    lostSeq: t.int({
+      description: "Seq of the event that was not stored.",
+      resolve: (e) => e.payload.lostSeq,
+    }),
+    detail: t.string({ description: "The store error.", resolve: (e) => e.payload.detail }),
+  }),
+);
 
 eventType(
   "worker_log",
@@ -358,7 +446,7 @@ eventType(
     exitCode: t.int({
       nullable: true,
       description:
-        "The worker's exit code, inferred from the run's RunEnd stop condition (0 EndOfTurn, 75 MaxTurnsReached, 124 Cancelled, 1 any failure; protocol §5.4) because caliband does not report exit codes; null when no RunEnd was read (a preflight failure, a fatal stream error, a killed or lost worker) or its stop condition is unknown.",
+        "The worker's exit code, inferred from the run's RunEnd stop condition (0 EndOfTurn, 75 MaxTurnsReached, 124 Cancelled, 1 any failure; caliban's worker exit codes) because caliband does not report exit codes; null when no RunEnd was read (a preflight failure, a fatal stream error, a killed or lost worker) or its stop condition is unknown.",
       resolve: (e) => e.payload.exitCode,
     }),
     reason: t.string({
@@ -370,12 +458,118 @@ eventType(
   }),
 );
 
-builder.objectRef<GapItem>("Gap").implement({
+builder.objectRef<GapItem>("GapEvent").implement({
   description:
     "The subscriber fell behind live delivery; the missed events follow, refilled from the store. (A graphql-ws client that stops reading long enough to miss the keep-alive is disconnected instead: see Subscription.)",
-  interfaces: [FleetEventRef],
+  interfaces: [builder.nodeInterfaceRef(), FleetEventRef],
   isTypeOf: (e) => (e as EventItem).kind === "gap",
   fields: (t) => ({
     reason: t.exposeString("reason", { description: "Why events were refilled." }),
+  }),
+});
+
+/** A resolved page of events: what FleetEventConnection's fields read. */
+export interface EventPage {
+  events: FleetEvent[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  /** Counts every stored event of the page's scope and kinds (run only when selected). */
+  totalCount: () => Promise<number>;
+}
+
+const EventEdgeRef = builder.objectRef<FleetEvent>("FleetEventEdge").implement({
+  description: "An event and its cursor.",
+  fields: (t) => ({
+    cursor: t.string({ description: "Opaque cursor of this event.", resolve: (e) => encodeCursor(e) }),
+    node: t.field({ type: FleetEventRef, description: "The event.", resolve: (e) => e }),
+  }),
+});
+
+/** The one connection type of events (Query.events, Agent.events). */
+export const EventConnectionRef = builder.objectRef<EventPage>("FleetEventConnection").implement({
+  description: "Events in order (oldest first), a page at a time.",
+  fields: (t) => ({
+    edges: t.field({
+      type: [EventEdgeRef],
+      description: "Events with their cursors.",
+      resolve: (p) => p.events,
+    }),
+    nodes: t.field({ type: [FleetEventRef], description: "The events.", resolve: (p) => p.events }),
+    pageInfo: t.field({
+      type: builder.pageInfoRef(),
+      description: "Pagination state.",
+      resolve: (p) => ({
+        hasNextPage: p.hasNextPage,
+        hasPreviousPage: p.hasPreviousPage,
+        startCursor: p.events[0] ? encodeCursor(p.events[0]) : null,
+        endCursor: p.events.length ? encodeCursor(p.events[p.events.length - 1]!) : null,
+      }),
+    }),
+    totalCount: t.int({
+      description: "Stored events of this scope and filter, on every page (counted when selected).",
+      resolve: (p) => p.totalCount(),
+    }),
+  }),
+});
+
+/** Connection arguments of an event page (validated by {@link PAGE_ARGS} before). */
+export interface EventPageArgs {
+  first?: number | null;
+  last?: number | null;
+  after?: string | null;
+  before?: string | null;
+  kinds?: readonly string[] | null;
+}
+
+/**
+ * Read one page of events of `scope` (one stream ordered by seq, or one workspace ordered by
+ * commit) per Relay's rules: `first`/`after` forward, `last`/`before` backward (both bounds may
+ * be given), default {@link PAGE}.default items.
+ * @throws GraphQLError BAD_USER_INPUT for a cursor this server did not issue.
+ */
+export async function resolveEventPage(
+  ctx: GraphQLContext,
+  scope: EventPageQuery["scope"],
+  args: EventPageArgs,
+): Promise<EventPage> {
+  const stream = "streamKey" in scope;
+  const pos = (c: string | null | undefined): number | undefined => {
+    if (c == null) return undefined;
+    const p = decodeCursor(c);
+    return stream ? p.seq : p.globalId;
+  };
+  const kinds = storedKinds(args.kinds);
+  const after = pos(args.after);
+  const before = pos(args.before);
+  const backward = args.last != null;
+  const limit = (backward ? args.last : args.first) ?? PAGE.default;
+  const totalCount = () => ctx.store.countScope(scope, kinds);
+  if (kinds && kinds.length === 0) {
+    return { events: [], hasNextPage: false, hasPreviousPage: false, totalCount: () => Promise.resolve(0) };
+  }
+  const { events, more } = await ctx.store.readPage({ scope, kinds, after, before, limit, backward });
+  // The other direction: is there an event at or beyond the cursor the page started from?
+  const beyond = async (): Promise<boolean> => {
+    if (backward) return before !== undefined && ctx.store.existsBeyond(scope, kinds, { atOrAfter: before });
+    return after !== undefined && ctx.store.existsBeyond(scope, kinds, { atOrBefore: after });
+  };
+  const other = await beyond();
+  return {
+    events,
+    hasNextPage: backward ? other : more,
+    hasPreviousPage: backward ? more : other,
+    totalCount,
+  };
+}
+
+/** The filter of an event connection (Query.events, Agent.events). */
+export const EventFilterRef = builder.inputType("EventFilter", {
+  description: "Which stored events a page holds.",
+  fields: (t) => ({
+    kinds: t.field({
+      type: [EventKindEnum],
+      required: false,
+      description: "Only these kinds (all when omitted).",
+    }),
   }),
 });

@@ -18,6 +18,7 @@ import "../resolvers/query.js";
 import "../resolvers/mutation.js";
 import "../resolvers/subscription.js";
 import "../resolvers/admin.js";
+import "../resolvers/node.js";
 
 let schema: GraphQLSchema | undefined;
 

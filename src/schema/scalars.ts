@@ -4,6 +4,7 @@ import { builder } from "./builder.js";
 
 builder.scalarType("DateTime", {
   description: "An instant as an RFC 3339 string in UTC, e.g. `2026-11-29T14:03:11.482Z`.",
+  specifiedByURL: "https://scalars.graphql.org/chillicream/date-time.html",
   serialize: (d) => (d instanceof Date ? d.toISOString() : new Date(String(d)).toISOString()),
   parseValue: (v) => {
     const d = typeof v === "string" ? new Date(v) : null;
@@ -16,6 +17,7 @@ builder.scalarType("DateTime", {
 
 builder.scalarType("JSON", {
   description: "Any JSON value (object, array, string, number, boolean or null).",
+  specifiedByURL: "https://www.rfc-editor.org/rfc/rfc8259",
   serialize: (v) => v,
   parseValue: (v) => v,
 });

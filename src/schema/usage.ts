@@ -1,4 +1,4 @@
-/** `Usage` rows: tokens, estimated cost and outcomes over a window (src/store/usage.ts). */
+/** `UsageGroup` rows: tokens, estimated cost and outcomes over a window (src/store/usage.ts). */
 import type { UsageRow } from "../store/usage.js";
 import { builder } from "./builder.js";
 
@@ -13,8 +13,9 @@ const OutcomesRef = builder.objectRef<UsageRow["outcomes"]>("Outcomes").implemen
 });
 
 /** GraphQL type of one usage row. */
-export const UsageRowRef = builder.objectRef<UsageRow>("Usage").implement({
-  description: "Usage over a window; grouping fields are null when not grouped by them.",
+export const UsageRowRef = builder.objectRef<UsageRow>("UsageGroup").implement({
+  description:
+    "Usage of one group over a window (token field names as TokenUsage's); grouping fields are null when not grouped by them.",
   fields: (t) => ({
     workspace: t.exposeString("workspace", { nullable: true, description: "Workspace name." }),
     model: t.exposeString("model", { nullable: true, description: "Model name." }),

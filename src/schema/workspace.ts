@@ -1,6 +1,6 @@
 /**
- * `Workspace`: a registered caliband workspace with its health (from the poll loop), sources
- * (discovered as caliband does, protocol §2.6), provider configuration (the API key only as the
+ * `Workspace` (a Node): a registered caliband workspace with its health (from the poll loop),
+ * sources (discovered as caliband does), provider configuration (the API key only as the
  * NAME of a gateway env var) and its agents (a connection over the run table).
  */
 import type { WorkspaceHealth } from "../fleet/state.js";
@@ -8,13 +8,15 @@ import type { ProviderConfig } from "../fleet/provider.js";
 import { displayBaseUrl, parseStoredProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
 import { discoverSources, type Source } from "../fleet/sources.js";
 import { aggregateUsage, emptyUsageRow } from "../store/usage.js";
-import { builder } from "./builder.js";
+import { builder, registerNode } from "./builder.js";
+import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "./agent.js";
+import { PAGE_ARGS } from "./connections.js";
 import { memoize } from "./context.js";
-import { AgentStatusEnum, HealthStateEnum, ProviderEnum } from "./enums.js";
+import { HealthStateEnum, ProviderEnum } from "./enums.js";
 import { UsageRowRef } from "./usage.js";
 
 const SourceRef = builder.objectRef<Source>("Source").implement({
-  description: "A git checkout an agent can be spawned in (`SpawnSpec.source`, protocol §2.6).",
+  description: "A git checkout an agent can be spawned in (SpawnAgentInput.source).",
   fields: (t) => ({
     name: t.exposeString("name", { description: "Name to pass as `source` when spawning." }),
     path: t.exposeString("path", { description: "Absolute path of the checkout." }),
@@ -106,14 +108,19 @@ function configOf(row: {
   }
 }
 
-builder.prismaObject("Workspace", {
+registerNode("Workspace");
+
+builder.prismaNode("Workspace", {
+  id: { field: "name" },
+  // node(id:)/nodes(ids:) answer null for an id that names no workspace.
+  nullable: true,
   description: "A caliband workspace: one canonical root, one daemon, many agents.",
   // A token limited to workspaces can reach no other one, whatever the path (lists are filtered too).
   authScopes: (w, ctx) => ctx.auth.workspaces === null || { workspace: w.name },
   fields: (t) => ({
-    name: t.exposeString("name", { description: "Unique name." }),
+    name: t.exposeString("name", { description: "Unique name (use with workspace(name:) and mutations)." }),
     root: t.exposeString("root", {
-      description: "Canonical (realpath) root; hashed for the control socket (protocol §1.1).",
+      description: "Canonical (realpath) root directory on the gateway's machine; one caliband per root.",
     }),
     registered: t.boolean({
       description: "False once the workspace was unregistered (its runs stay in history).",
@@ -126,7 +133,7 @@ builder.prismaObject("Workspace", {
     }),
     sources: t.field({
       type: [SourceRef],
-      description: "Checkouts agents can be spawned in, discovered now as caliband does (protocol §2.6).",
+      description: "Checkouts agents can be spawned in, discovered now as caliband does.",
       resolve: (w) => discoverSources(w.root),
     }),
     health: t.field({
@@ -150,25 +157,17 @@ builder.prismaObject("Workspace", {
       "agents",
       {
         cursor: "id",
+        totalCount: true,
         description:
-          "Runs of this workspace, newest first (history included), optionally filtered by status.",
-        args: {
-          status: t.arg({ type: [AgentStatusEnum], required: false, description: "Only these statuses." }),
-          includeGone: t.arg.boolean({
-            required: false,
-            description: "Include runs caliband no longer lists (removed, respawned). Default false.",
-          }),
-        },
+          "Runs of this workspace, newest first (history included unless filter.includeGone is false).",
+        args: { filter: t.arg({ type: AgentFilterRef, required: false, description: "Which runs." }) },
+        validate: PAGE_ARGS,
         query: (args) => ({
-          where: {
-            ...(args.status ? { status: { in: [...args.status] } } : {}),
-            ...(args.includeGone ? {} : { goneAt: null }),
-          },
+          where: agentFilterWhere(args.filter),
           orderBy: [{ startedAt: "desc" }, { id: "asc" }],
         }),
       },
-      { name: "WorkspaceAgentConnection", description: "A page of a workspace's agent runs." },
-      { name: "WorkspaceAgentEdge", description: "An agent run and its cursor." },
+      AgentConnectionRef,
     ),
     usage: t.field({
       type: UsageRowRef,

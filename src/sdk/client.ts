@@ -1,6 +1,7 @@
 /**
  * The Prospero client: typed queries and mutations over HTTP, subscriptions over graphql-ws with
- * reconnect, and `agentEvents` that resumes after the last cursor it delivered.
+ * reconnect, and `agentEvents`, `workspaceEvents` and `fleetEvents` that resume after the last
+ * cursor they delivered.
  *
  * Every request is authenticated (issue 11): pass `token` (sent as `Authorization: Bearer` on HTTP
  * and in graphql-ws `connectionParams`); without one, a client on the gateway's machine finds the
@@ -26,8 +27,24 @@ import {
   type WsClientOptions,
   type WsConnection,
 } from "./subscriptions.js";
-import { followAgentEvents, type AgentEventsOptions, type AgentEventsResult } from "./agent-events.js";
-import { AgentEventsDocument } from "./generated/graphql.js";
+import {
+  followAgentEvents,
+  followEventStream,
+  type AgentEventsOptions,
+  type AgentEventsResult,
+  type EventStreamOptions,
+  type EventStreamResult,
+  type StreamEvent,
+  type StreamItem,
+} from "./agent-events.js";
+import {
+  AgentEventsDocument,
+  FleetEventsDocument,
+  WorkspaceEventsDocument,
+  type FleetEventFilter,
+  type FleetEventsSubscription,
+  type WorkspaceEventsSubscription,
+} from "./generated/graphql.js";
 import { findVerifiedLocalToken } from "../auth/local-credentials.js";
 
 /** Options of {@link createProsperoClient}. */
@@ -105,6 +122,24 @@ export interface ProsperoClient {
    *   (BAD_USER_INPUT); NetworkError when reconnecting gave up.
    */
   agentEvents(agentId: string, options: AgentEventsOptions): Promise<AgentEventsResult>;
+  /**
+   * Follow a workspace's events (its agents' included; history after `after`, then live, in commit
+   * order), resuming after the last delivered cursor on reconnect. The stream does not complete by
+   * itself: it ends through `signal` (resolves `completed: false`) or a failure.
+   * @throws (rejects) GraphQLRequestError for an unknown workspace (code NOT_FOUND) or a bad cursor
+   *   (BAD_USER_INPUT); NetworkError when reconnecting gave up.
+   */
+  workspaceEvents(workspace: string, options: EventStreamOptions<StreamEvent>): Promise<EventStreamResult>;
+  /**
+   * Follow the fleet's events matching `options.filter` (history after `after`, then live, in
+   * commit order; only the token's workspaces), resuming after the last delivered cursor on
+   * reconnect. Ends through `signal` or a failure, as {@link ProsperoClient.workspaceEvents}.
+   * @throws (rejects) GraphQLRequestError for a bad cursor (BAD_USER_INPUT) or a workspace or agent
+   *   outside the token's scope (FORBIDDEN); NetworkError when reconnecting gave up.
+   */
+  fleetEvents(
+    options: EventStreamOptions<StreamEvent> & { filter?: FleetEventFilter | null },
+  ): Promise<EventStreamResult>;
   /**
    * Stop every subscription (each gets `onError` with a NetworkError "the client was disposed";
    * pending `agentEvents` promises reject with it) and close the WebSocket. Requests still work
@@ -256,6 +291,35 @@ export function createProsperoClient(opts: ProsperoClientOptions): ProsperoClien
           subscribe(AgentEventsDocument, variables, handlers, retry === undefined ? {} : { retry }),
         agentId,
         options,
+      );
+    },
+    workspaceEvents(workspace, options) {
+      return followEventStream<WorkspaceEventsSubscription, StreamItem>(
+        (after, handlers, retry) =>
+          subscribe(
+            WorkspaceEventsDocument,
+            () => ({ workspace, after: after() }),
+            handlers,
+            retry === undefined ? {} : { retry },
+          ),
+        (data) => data.workspaceEvents,
+        options,
+        "commit",
+      );
+    },
+    fleetEvents(options) {
+      const filter = options.filter ?? null;
+      return followEventStream<FleetEventsSubscription, StreamItem>(
+        (after, handlers, retry) =>
+          subscribe(
+            FleetEventsDocument,
+            () => ({ filter, after: after() }),
+            handlers,
+            retry === undefined ? {} : { retry },
+          ),
+        (data) => data.fleetEvents,
+        options,
+        "commit",
       );
     },
     async dispose() {

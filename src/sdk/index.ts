@@ -2,7 +2,7 @@
  * Prospero's typed client SDK: `createProsperoClient` (HTTP queries and mutations, graphql-ws
  * subscriptions with reconnect, resumable `agentEvents`), its errors, helpers for typed mutation
  * results, and every generated document and type (`src/sdk/generated`, from `schema.graphql` and
- * `src/sdk/operations/*.graphql`; regenerate with `npm run codegen`).
+ * `src/sdk/operations/*.graphql`; regenerate with `npm run codegen`), and Apollo's `possibleTypes`.
  */
 export {
   createProsperoClient,
@@ -21,7 +21,12 @@ export type {
   AgentEventsOptions,
   AgentEventsResult,
   AgentStreamItem,
+  EventStreamOptions,
+  EventStreamResult,
   GapEvent,
+  StreamEvent,
+  StreamItem,
 } from "./agent-events.js";
 export { isMutationError, type MutationError } from "./results.js";
+export { possibleTypes } from "./possible-types.js";
 export * from "./generated/graphql.js";

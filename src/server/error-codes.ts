@@ -13,6 +13,7 @@ import { GraphQLError } from "graphql";
 import { PothosValidationError } from "@pothos/core";
 import { ProsperoError, ValidationFailed } from "../errors.js";
 import { QUERY_LIMIT_CODES } from "./query-limits.js";
+import { TRUSTED_DOCUMENT_CODES } from "./trusted-documents.js";
 
 /**
  * Codes of errors caused by the request (a bad document, argument, variable, cursor or credential,
@@ -25,6 +26,7 @@ export const CLIENT_ERROR_CODES: ReadonlySet<string> = new Set([
   "BAD_REQUEST",
   "BAD_USER_INPUT",
   ...Object.values(QUERY_LIMIT_CODES),
+  ...TRUSTED_DOCUMENT_CODES,
   "TOO_MANY_SUBSCRIPTIONS",
   "CSRF_HEADER_MISSING",
   "UNAUTHENTICATED",

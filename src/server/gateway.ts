@@ -8,14 +8,18 @@
  * 2. its `Host` must name this gateway (421: DNS rebinding);
  * 3. `/healthz` and `/readyz` answer (counts only); the dashboard's and GraphiQL's static files
  *    are public (they hold no data), and `?token=` on a page is exchanged for a session cookie;
- * 4. on `/graphql`: a foreign `Origin` is refused (403) unless on `--cors-origin`; POST bodies
+ * 4. on `/graphql` (and `/graphql/stream`, graphql-sse's single connection mode:
+ *    src/server/graphql-sse.ts): a foreign `Origin` is refused (403) unless on `--cors-origin`; POST bodies
  *    must be JSON (415); credentials are required — a bearer token, or the session cookie with
  *    this gateway's own `Origin` (401/403, audited); cookie-authenticated requests also pass
  *    yoga's CSRF prevention;
  * 5. WebSocket upgrades get the same Host/Origin checks, a connection cap (503), and credentials
  *    from the upgrade or from `connectionParams` (closed 4401 without, 4403 when refused).
- * Open connections are closed when their token is revoked or expires.
+ * Open connections are closed when their token is revoked or expires. Over SSE every event frame of
+ * a subscription carries its cursor as the event id, and `Last-Event-ID` resumes after it
+ * (src/server/sse-ids.ts, src/resolvers/resume.ts).
  */
+import { setMaxListeners } from "node:events";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
@@ -30,6 +34,10 @@ import {
 } from "graphql-yoga";
 import { GraphQLError, type ExecutionResult } from "graphql";
 import { queryLimitPlugins, type QueryLimits } from "./query-limits.js";
+import { deferStreamPlugins } from "./defer-stream.js";
+import { useSseEventIds } from "./sse-ids.js";
+import { GRAPHQL_STREAM_PATH, graphqlSsePlugins } from "./graphql-sse.js";
+import { queryOf, TrustedDocuments, trustedDocumentPlugins } from "./trusted-documents.js";
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
 import { ProsperoError, ValidationFailed } from "../errors.js";
 import { clientErrorCode, withCode, withoutHttp } from "./error-codes.js";
@@ -98,7 +106,7 @@ export const HTTP_TIMEOUTS = { headers: 10_000, request: 30_000, keepAlive: 5_00
  * typed errors through with their message and a stable `extensions.code` (plus `requiredRole` /
  * `workspace` for FORBIDDEN, `fieldErrors` for BAD_USER_INPUT from input validation), keeping
  * their location and path. Every error leaves with a code (src/server/error-codes.ts): input
- * validation (the domain's VALIDATION), Pothos' argument and cursor errors and graphql-js's
+ * validation (the domain's BAD_USER_INPUT), Pothos' argument and cursor errors and graphql-js's
  * variable errors are BAD_USER_INPUT; a field error graphql-js raised without one is
  * INTERNAL_SERVER_ERROR.
  */
@@ -170,6 +178,11 @@ export interface GatewayDeps {
   tls?: { cert: string | Buffer; key: string | Buffer } | null;
   /** Most WebSocket connections, and separately SSE streams, open at once (default 256). */
   maxConnections?: number;
+  /**
+   * `--trusted-documents-only`: run only the documents registered in the trusted-documents
+   * manifest (src/server/trusted-documents.ts); registered ids resolve either way.
+   */
+  trustedDocumentsOnly?: boolean;
   /** Expose stack traces in errors (tests only). */
   isDev?: boolean;
 }
@@ -253,6 +266,8 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
   const sseOpen = new Set<http.ServerResponse>();
   /** Aborted by `close`: open SSE subscriptions then end with a final event and `complete`. */
   const closing = new AbortController();
+  // One listener per running SSE subscription (bounded by the stream and operation caps), not a leak.
+  setMaxListeners(0, closing.signal);
   const endStreamsOnClose: Plugin<GatewayServerContext> = {
     onSubscribe({ args }) {
       if ((args.contextValue as GatewayServerContext).overHttp !== true) return;
@@ -265,6 +280,25 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
   };
 
   const serveGraphiQL = createGraphiQLHandler({ endpoint: GRAPHQL_PATH });
+  const trusted = {
+    documents: TrustedDocuments.load(),
+    only: deps.trustedDocumentsOnly ?? false,
+    onRefused: (ctx: Readonly<Record<string, unknown>>) => {
+      const server = ctx as GatewayServerContext;
+      deps.context()?.audit.recordRefusal({
+        principal: server.principal ?? null,
+        remoteAddress: server.remoteAddress ?? null,
+        operation: server.overHttp === true ? "http" : "websocket",
+        result: "DOCUMENT_NOT_TRUSTED",
+      });
+    },
+  };
+  if (trusted.only) {
+    log.info(
+      { documents: trusted.documents.size },
+      "running only trusted documents (--trusted-documents-only)",
+    );
+  }
   const csrf = useCSRFPrevention({ requestHeaders: ["x-prospero-csrf"] });
   /** yoga's CSRF prevention, for requests authenticated by the session cookie only. */
   const csrfForCookies: Plugin<GatewayServerContext> = {
@@ -307,7 +341,26 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       };
     },
     maskedErrors: { isDev: deps.isDev ?? false, maskError },
-    plugins: [endStreamsOnClose, csrfForCookies, ...queryLimitPlugins(QUERY_LIMITS)],
+    // `documentId`: a persisted document's id (GraphQL-over-HTTP), beside the standard parameters.
+    extraParamNames: ["documentId"],
+    plugins: [
+      // First: it pairs each subscription result with its item's SSE event id (src/server/sse-ids.ts).
+      useSseEventIds(),
+      endStreamsOnClose,
+      csrfForCookies,
+      // Trusted documents first (a refused document costs nothing more); then the query limits,
+      // which see the whole document, deferred and streamed parts included.
+      ...trustedDocumentPlugins(trusted),
+      ...queryLimitPlugins(QUERY_LIMITS),
+      // @defer / @stream: multipart/mixed (or SSE) over HTTP, several `next` messages over graphql-ws.
+      ...deferStreamPlugins((error) => maskError(error, "Unexpected error.", deps.isDev)),
+      // graphql-sse's single connection mode at /graphql/stream (src/server/graphql-sse.ts).
+      ...graphqlSsePlugins({
+        maxOperations: MAX_SUBSCRIPTIONS_PER_CONNECTION,
+        queryOf: (params) => queryOf(trusted, { ...params, query: params.query ?? "" }),
+        logger: log,
+      }),
+    ],
     logging: yogaLogging(log),
     context: (initial) => {
       const ctx = deps.context();
@@ -319,6 +372,9 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         auth: initial.principal,
         remoteAddress: initial.remoteAddress ?? null,
         clientKey: initial.clientKey ?? "unknown",
+        // An SSE reconnect's last received event id: its subscription resumes after it.
+        lastEventId:
+          initial.overHttp === true ? (initial.request?.headers.get("last-event-id") ?? null) : null,
       };
     },
   });
@@ -360,8 +416,9 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       refuse(deps.context(), facts, "http", "MISDIRECTED_HOST");
       const text =
         "unknown Host: this gateway answers to localhost, IP addresses and its --public-host names";
-      if (pathname === GRAPHQL_PATH) graphqlError(res, 421, "MISDIRECTED_HOST", text);
-      else plainText(res, 421, text);
+      if (pathname === GRAPHQL_PATH || pathname === GRAPHQL_STREAM_PATH) {
+        graphqlError(res, 421, "MISDIRECTED_HOST", text);
+      } else plainText(res, 421, text);
       return;
     }
     if (pathname === "/healthz") {
@@ -413,7 +470,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       void serveGraphiQL(req, res);
       return;
     }
-    if (pathname !== GRAPHQL_PATH) {
+    if (pathname !== GRAPHQL_PATH && pathname !== GRAPHQL_STREAM_PATH) {
       if (svc && (await serveSessionEndpoints(req, res, pathname, origin, sessionDeps(svc, facts)))) return;
       if (isGet) {
         // The dashboard and its assets (src/server/static.ts): public files, no data.
@@ -423,7 +480,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       plainText(res, 404, "not found");
       return;
     }
-    // /graphql ---------------------------------------------------------------------------------
+    // /graphql and /graphql/stream (graphql-sse's single connection mode) ----------------------
     if (origin === "forbidden") {
       refuse(svc, facts, "http", "FORBIDDEN_ORIGIN");
       graphqlError(
@@ -703,7 +760,9 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         try {
           let document;
           try {
-            document = parse(payload.query);
+            const query = queryOf(trusted, payload);
+            if (query instanceof GraphQLError) return withoutHttp([query], "BAD_REQUEST");
+            document = parse(query);
           } catch (err) {
             if (err instanceof GraphQLError) return withoutHttp([err], "GRAPHQL_PARSE_FAILED");
             throw err;

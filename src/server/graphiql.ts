@@ -46,25 +46,25 @@ export const EXAMPLE_OPERATIONS = {
   fleet: `query Fleet {
   fleet {
     host
-    workspaces {
-      name
-      root
-      health {
-        state
-        reason
-        since
-      }
-      agents(first: 10) {
-        edges {
-          node {
-            agentId
-            name
-            status
-            model
-            turns
-            startedAt
-            estimatedCostUsd
-          }
+  }
+  workspaces {
+    name
+    root
+    health {
+      state
+      reason
+      since
+    }
+    agents(first: 10) {
+      edges {
+        node {
+          agentId
+          name
+          status
+          model
+          turns
+          startedAt
+          estimatedCostUsd
         }
       }
     }

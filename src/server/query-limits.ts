@@ -37,7 +37,7 @@ import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
 import type { GraphQLArmorRejectCallback } from "@escape.tech/graphql-armor-types";
-import { EVENT_PAGE } from "../schema/agent.js";
+import { PAGE } from "../schema/builder.js";
 
 /**
  * The limits: nesting depth (levels of selection), estimated cost ({@link COST_MODEL}), aliases,
@@ -75,10 +75,9 @@ export const COST_MODEL = {
 
 /**
  * Page size the cost model assumes for a connection whose `first`/`last` is not given (or given by
- * a variable without value or default): the largest default page of the schema's connections
- * (`events`: {@link EVENT_PAGE}.default = 100; Prisma connections: 50).
+ * a variable without value or default): every connection's default page, {@link PAGE}.default.
  */
-export const DEFAULT_PAGE_FOR_COST = EVENT_PAGE.default;
+export const DEFAULT_PAGE_FOR_COST = PAGE.default;
 
 /** What a refusal adds after graphql-armor's own "<X> limit of N exceeded, found M." text. */
 const HINTS: Record<keyof QueryLimits, string> = {

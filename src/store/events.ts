@@ -46,6 +46,22 @@ export interface EventStoreStats {
   appendFailures: number;
 }
 
+/** One connection page of events (see {@link EventStore.readPage}). */
+export interface EventPageQuery {
+  /** One stream (positions are seqs) or one workspace's events (positions are commit ids). */
+  scope: { streamKey: string } | { workspace: string };
+  /** Only these kinds (all when undefined). */
+  kinds?: readonly EventKind[];
+  /** Exclusive lower bound position. */
+  after?: number;
+  /** Exclusive upper bound position. */
+  before?: number;
+  /** Page size. */
+  limit: number;
+  /** Take the last `limit` (before `before`) instead of the first. */
+  backward?: boolean;
+}
+
 /** Filter for fleet-wide reads. */
 export interface GlobalFilter {
   workspace?: string;
@@ -306,6 +322,78 @@ export class EventStore {
       if (rows.length < limit) return out;
       after = rows[rows.length - 1]!.id;
     }
+  }
+
+  /**
+   * One page of events for a connection: the events of one stream (`streamKey`, ordered by seq)
+   * or of one workspace (ordered by commit id), optionally only some kinds. Positions are seqs
+   * for a stream and commit ids for a workspace. Forward (`last` unset): the first `limit` after
+   * `after` (and before `before`); backward (`last` set): the last `limit` before `before` (and
+   * after `after`). Events come back ascending either way; `more` is true when the page was cut
+   * at `limit` (more exist beyond it in the reading direction). Unreadable rows are skipped.
+   */
+  async readPage(q: EventPageQuery): Promise<{ events: FleetEvent[]; more: boolean }> {
+    const col = "streamKey" in q.scope ? "seq" : "id";
+    const where = {
+      ...this.scopeWhere(q.scope, q.kinds),
+      ...(q.after !== undefined || q.before !== undefined
+        ? {
+            [col]: {
+              ...(q.after !== undefined ? { gt: q.after } : {}),
+              ...(q.before !== undefined ? { lt: q.before } : {}),
+            },
+          }
+        : {}),
+    };
+    const rows = await this.db.event.findMany({
+      where,
+      orderBy: { [col]: q.backward ? "desc" : "asc" },
+      take: q.limit + 1,
+    });
+    const more = rows.length > q.limit;
+    const page = rows.slice(0, q.limit);
+    if (q.backward) page.reverse();
+    return { events: this.parseRows(page), more };
+  }
+
+  /** Whether an event of the page's scope exists at or before / at or after a position. */
+  async existsBeyond(
+    scope: EventPageQuery["scope"],
+    kinds: readonly EventKind[] | undefined,
+    side: { atOrBefore: number } | { atOrAfter: number },
+  ): Promise<boolean> {
+    const col = "streamKey" in scope ? "seq" : "id";
+    const bound = "atOrBefore" in side ? { lte: side.atOrBefore } : { gte: side.atOrAfter };
+    const row = await this.db.event.findFirst({
+      where: { ...this.scopeWhere(scope, kinds), [col]: bound },
+      select: { id: true },
+    });
+    return row !== null;
+  }
+
+  /** Number of stored events of a page's scope (and kinds). */
+  async countScope(scope: EventPageQuery["scope"], kinds?: readonly EventKind[]): Promise<number> {
+    return this.db.event.count({ where: this.scopeWhere(scope, kinds) });
+  }
+
+  /**
+   * Stored events by (streamKey, seq), in the order asked; null for each key that names no
+   * stored (or no readable) event.
+   */
+  async readByKeys(keys: readonly { streamKey: string; seq: number }[]): Promise<(FleetEvent | null)[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.event.findMany({
+      where: { OR: keys.map((k) => ({ streamKey: k.streamKey, seq: k.seq })) },
+    });
+    const found = new Map(this.parseRows(rows).map((e) => [`${e.seq}:${e.streamKey}`, e]));
+    return keys.map((k) => found.get(`${k.seq}:${k.streamKey}`) ?? null);
+  }
+
+  private scopeWhere(scope: EventPageQuery["scope"], kinds: readonly EventKind[] | undefined) {
+    return {
+      ...("streamKey" in scope ? { streamKey: scope.streamKey } : { workspace: scope.workspace }),
+      ...(kinds ? { kind: { in: [...kinds] } } : {}),
+    };
   }
 
   /** Highest seq ever allocated in a stream (0 when none). */

@@ -9,31 +9,35 @@ describe("audit argument redaction", () => {
   it("redacts every input field marked sensitive in the schema (env values), keeps names, cuts long strings", () => {
     const out = redactArgs(
       {
-        name: "demo",
-        config: {
-          provider: "anthropic",
-          apiKeyFromEnv: "ANTHROPIC_API_KEY",
-          env: [
-            { name: "ANTHROPIC_LOG", value: "hunter2-secret" },
-            { name: "LANG", value: null },
-          ],
-          notInSchema: "dropped",
+        input: {
+          workspace: "demo",
+          config: {
+            provider: "anthropic",
+            apiKeyFromEnv: "ANTHROPIC_API_KEY",
+            env: [
+              { name: "ANTHROPIC_LOG", value: "hunter2-secret" },
+              { name: "LANG", value: null },
+            ],
+            notInSchema: "dropped",
+          },
+          force: true,
         },
-        force: true,
       },
       argsOf("updateWorkspaceConfig"),
     );
     expect(out).toEqual({
-      name: "demo",
-      config: {
-        provider: "anthropic",
-        apiKeyFromEnv: "ANTHROPIC_API_KEY",
-        env: [
-          { name: "ANTHROPIC_LOG", value: REDACTED },
-          { name: "LANG", value: REDACTED },
-        ],
+      input: {
+        workspace: "demo",
+        config: {
+          provider: "anthropic",
+          apiKeyFromEnv: "ANTHROPIC_API_KEY",
+          env: [
+            { name: "ANTHROPIC_LOG", value: REDACTED },
+            { name: "LANG", value: REDACTED },
+          ],
+        },
+        force: true,
       },
-      force: true,
     });
     expect(JSON.stringify(out)).not.toContain("hunter2");
     const long = redactArgs(

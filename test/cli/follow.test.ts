@@ -65,7 +65,10 @@ describe("spawn and follow", () => {
       input: { file_path: "README.md" },
       ok: true,
     });
-    expect(events.find((e) => e.__typename === "AgentFinishedEvent")).toMatchObject({ outcome: "EndOfTurn" });
+    expect(events.find((e) => e.__typename === "AgentFinishedEvent")).toMatchObject({
+      outcome: "END_OF_TURN",
+      outcomeName: "EndOfTurn",
+    });
 
     const third = events[2]!;
     const rest = await cli(h.url, ["follow", id, "--json", "--from", third.cursor]);

@@ -38,7 +38,7 @@ describe("agent lifecycle commands", () => {
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(/^prospero: kill 000000000000: .*not found.* \[NOT_FOUND\]\n$/);
     expect(malformed.code).toBe(4);
-    expect(malformed.stderr).toMatch(/\[VALIDATION\]/);
+    expect(malformed.stderr).toMatch(/\[BAD_USER_INPUT\]/);
   });
 
   it("kill --json prints the typed result, also for an error (with its exit code)", async () => {

@@ -89,7 +89,8 @@ describe("read commands", () => {
     expect(json.agent).toMatchObject({
       agentId: done,
       status: "DONE",
-      outcome: "EndOfTurn",
+      outcome: "END_OF_TURN",
+      outcomeName: "EndOfTurn",
       spec: { prompt: "read the readme" },
     });
 
@@ -127,7 +128,7 @@ describe("read commands", () => {
       cli(h.url, ["status"]),
       cliJson<{
         readiness: { ready: boolean };
-        fleet: { workspaces: { name: string }[] };
+        workspaces: { name: string }[];
         metrics: { eventsAppendedTotal: number };
         statusCounts: Record<string, Record<string, number>>;
       }>(h.url, ["status"]),
@@ -140,7 +141,7 @@ describe("read commands", () => {
     expect(human.stdout).toMatch(/^ {2}demo\s+HEALTHY\s+running 1 · done 1\s/m);
     expect(human.stdout).toMatch(/^metrics$/m);
     expect(json.readiness.ready).toBe(true);
-    expect(json.fleet.workspaces.map((w) => w.name)).toEqual(["demo"]);
+    expect(json.workspaces.map((w) => w.name)).toEqual(["demo"]);
     expect(json.metrics.eventsAppendedTotal).toBeGreaterThan(0);
     expect(json.statusCounts).toEqual({ demo: { RUNNING: 1, DONE: 1 } });
   });

@@ -33,14 +33,14 @@ beforeAll(async () => {
   id = spawned.data!.spawnAgent.agent.agentId;
   await waitFor(() => h.app.fleet.state.agent(id)?.status === "idle", 10_000, "idle");
   await h.gql(
-    `mutation($id: String!, $t: String!) { sendAgentInput(agentId: $id, text: $t) { __typename } }`,
+    `mutation($id: String!, $t: String!) { sendAgentInput(input: { agentId: $id, text: $t }) { __typename } }`,
     {
       id,
       t: INPUT,
     },
   );
   await waitFor(() => h.app.fleet.state.agent(id)?.status === "idle", 10_000, "idle after the answer");
-  await h.gql(`mutation($id: String!) { endAgentInput(agentId: $id) { __typename } }`, { id });
+  await h.gql(`mutation($id: String!) { endAgentInput(input: { agentId: $id }) { __typename } }`, { id });
   await waitFor(() => h.app.fleet.state.agent(id)?.status === "done", 10_000, "done");
 }, 40_000);
 afterAll(async () => {

@@ -229,6 +229,7 @@ describe("table", () => {
 
 describe("TimelineRenderer sanitizes what agents and users wrote", () => {
   const base = {
+    id: "gid",
     cursor: "c",
     ts: "2026-11-29T12:00:00.000Z",
     streamKey: "a",
@@ -244,7 +245,17 @@ describe("TimelineRenderer sanitizes what agents and users wrote", () => {
         __typename: "AgentSpawnedEvent",
         seq: 1,
         name: `lbl${attack}`,
-        spec: { initial_prompt: `do it${attack} now` },
+        spec: {
+          prompt: `do it${attack} now`,
+          model: null,
+          provider: null,
+          toolAllowlist: null,
+          source: null,
+          label: null,
+          frontmatterPath: null,
+          isolated: true,
+          interactive: false,
+        },
       } as AgentEvent,
       {
         ...base,
@@ -259,7 +270,7 @@ describe("TimelineRenderer sanitizes what agents and users wrote", () => {
         seq: 3,
         turnIndex: 0,
         blockIndex: 0,
-        stream: "text",
+        stream: "TEXT",
         text: `Hello${attack} world\r\nnext`,
       },
       {

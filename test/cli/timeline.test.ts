@@ -13,8 +13,15 @@ import {
 } from "../../src/cli/parse.js";
 import type { AgentEvent } from "../../src/sdk/index.js";
 
-const base = { cursor: "c", ts: "2026-11-29T12:00:00.000Z", streamKey: "a", workspace: "demo", agentId: "a" };
-const text = (seq: number, t: string, blockIndex = 0, stream = "text"): AgentEvent => ({
+const base = {
+  id: "gid",
+  cursor: "c",
+  ts: "2026-11-29T12:00:00.000Z",
+  streamKey: "a",
+  workspace: "demo",
+  agentId: "a",
+};
+const text = (seq: number, t: string, blockIndex = 0, stream: "TEXT" | "THINKING" = "TEXT"): AgentEvent => ({
   ...base,
   __typename: "OutputEvent",
   seq,
@@ -64,22 +71,24 @@ describe("TimelineRenderer", () => {
           seq: 3,
           turnIndex: 0,
           model: "m",
-          stopReason: "tool_use",
+          stopReason: "TOOL_USE",
+          stopReasonName: "tool_use",
           ttftMs: 412,
           tbtMs: null,
           estimatedCostUsd: 0.0043,
-          usage: { input: 1200, output: 48, cacheRead: 0, cacheCreation: 0 },
+          usage: { inputTokens: 1200, outputTokens: 48, cacheReadTokens: 0, cacheCreationTokens: 0 },
         },
         {
           ...base,
           __typename: "AgentFinishedEvent",
           seq: 4,
-          outcome: "EndOfTurn",
+          outcome: "END_OF_TURN",
+          outcomeName: "EndOfTurn",
           outcomeDetail: null,
           turns: 2,
           model: "m",
           estimatedCostUsd: 0.0084,
-          usage: { input: 2510, output: 60, cacheRead: 10, cacheCreation: 5 },
+          usage: { inputTokens: 2510, outputTokens: 60, cacheReadTokens: 10, cacheCreationTokens: 5 },
         },
         { ...base, __typename: "StatusChangedEvent", seq: 5, from: "RUNNING", to: "DONE" },
       ],
@@ -102,7 +111,7 @@ describe("TimelineRenderer", () => {
 
   it("closes an open paragraph before any other event; thinking is labelled", () => {
     const out = render([
-      text(1, "pondering", 0, "thinking"),
+      text(1, "pondering", 0, "THINKING"),
       text(2, "answer", 1),
       { ...base, __typename: "InputSentEvent", seq: 3, text: "hi" },
       { ...base, __typename: "InputEndedEvent", seq: 4, ended: true },

@@ -149,7 +149,7 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
     await eventually(async () => Number(await counts.textContent())).toBeGreaterThanOrEqual(1);
     // Still the same document: no reload happened.
     expect(await page.evaluate(() => document.body.getAttribute("data-loaded-once"))).toBe("yes");
-    await h.gql(`mutation { killAgent(agentId: "${id}") { __typename } }`);
+    await h.gql(`mutation { killAgent(input: { agentId: "${id}" }) { __typename } }`);
     await eventually(() => row(page, id).getAttribute("data-status")).toBe("KILLED");
   });
 

@@ -22,8 +22,8 @@ describe("Timeline", () => {
     const usage = { input: 10, output: 2, cacheRead: 0, cacheCreation: 0 };
     const events: FleetEvent[] = [
       ev({ __typename: "TurnStartedEvent", turnIndex: 0, startModel: "m" }),
-      ev({ __typename: "OutputEvent", turnIndex: 0, blockIndex: 0, stream: "text", text: "Hello " }),
-      ev({ __typename: "OutputEvent", turnIndex: 0, blockIndex: 0, stream: "text", text: "world" }),
+      ev({ __typename: "OutputEvent", turnIndex: 0, blockIndex: 0, stream: "TEXT", text: "Hello " }),
+      ev({ __typename: "OutputEvent", turnIndex: 0, blockIndex: 0, stream: "TEXT", text: "world" }),
       ev({ __typename: "ToolStartedEvent", turnIndex: 0, toolUseId: "a", name: "Read" }),
       ev({ __typename: "ToolStartedEvent", turnIndex: 0, toolUseId: "b", name: "Grep" }),
       ev({
@@ -50,7 +50,7 @@ describe("Timeline", () => {
         truncated: false,
         durationMs: 12.5,
       }),
-      ev({ __typename: "OutputEvent", turnIndex: 0, blockIndex: 1, stream: "text", text: "after" }),
+      ev({ __typename: "OutputEvent", turnIndex: 0, blockIndex: 1, stream: "TEXT", text: "after" }),
       ev({
         __typename: "TurnCompletedEvent",
         turnIndex: 0,
@@ -102,7 +102,7 @@ describe("Timeline", () => {
     expect(t.apply(first)).toBe(0);
     expect(t.apply(first)).toBeNull();
     expect(t.apply(ev({ __typename: "InputSentEvent", text: "hi" }))).toBe(1);
-    expect(t.apply(ev({ __typename: "Gap", reason: "slow", seq: 1 }))).toBe(2);
+    expect(t.apply(ev({ __typename: "GapEvent", reason: "slow", seq: 1 }))).toBe(2);
     expect(t.lastSeq).toBe(2);
     expect(t.cursor).toBe("c2");
   });

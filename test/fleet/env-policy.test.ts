@@ -449,7 +449,7 @@ describe("stored configs in a real fleet", () => {
     const before = await h.db.prisma.workspace.findUnique({ where: { name: "demo" } });
     await expect(
       h.fleet.updateWorkspaceConfig("demo", { env: [{ name: "MYCO_OTHER", value: null }] }),
-    ).rejects.toMatchObject({ code: "VALIDATION", issues: [{ path: ["config", "env", "0", "value"] }] });
+    ).rejects.toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: ["config", "env", "0", "value"] }] });
     await expect(
       h.fleet.updateWorkspaceConfig("demo", { env: { NODE_OPTIONS: "--require=/x.js" } }),
     ).rejects.toMatchObject({ code: "PROVIDER_MISCONFIGURED", field: "env" });
@@ -470,7 +470,7 @@ describe("stored configs in a real fleet", () => {
     cleanups.push(() => h.close());
     await expect(
       h.fleet.addWorkspace({ name: "demo", root: d.ws.root, config: { env: [{ name: "NO_COLOR" }] } }),
-    ).rejects.toMatchObject({ code: "VALIDATION", issues: [{ path: ["config", "env", "0", "value"] }] });
+    ).rejects.toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: ["config", "env", "0", "value"] }] });
     await expect(
       h.fleet.addWorkspace({
         name: "demo",

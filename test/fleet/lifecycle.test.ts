@@ -76,7 +76,7 @@ describe("lifecycle commands", () => {
       code: "NOT_FOUND",
     });
     await expect(h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "  " })).rejects.toMatchObject({
-      code: "VALIDATION",
+      code: "BAD_USER_INPUT",
     });
     await expect(
       h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "x", source: "missing" }),
@@ -147,7 +147,7 @@ describe("lifecycle commands", () => {
     const chat = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "wait", interactive: true });
     await waitFor(() => h.fleet.state.agent(chat.agent.id)?.status === "idle", 10_000, "idle");
     await expect(h.fleet.lifecycle.sendInput(chat.agent.id, "")).rejects.toMatchObject({
-      code: "VALIDATION",
+      code: "BAD_USER_INPUT",
     });
     await h.fleet.lifecycle.endInput(chat.agent.id);
     await waitFor(() => h.fleet.state.agent(chat.agent.id)?.status === "done", 10_000, "done");

@@ -70,11 +70,11 @@ describe("workspace registry", () => {
     await expect(
       h.fleet.addWorkspace({ name: "demo", root: path.join(d.ws.tmp, "nope") }),
     ).rejects.toMatchObject({
-      code: "VALIDATION",
+      code: "BAD_USER_INPUT",
       issues: [{ path: ["root"] }],
     });
     await expect(h.fleet.addWorkspace({ name: "../evil", root: d.ws.root })).rejects.toMatchObject({
-      code: "VALIDATION",
+      code: "BAD_USER_INPUT",
       issues: [{ path: ["name"] }],
     });
     expect(await h.db.prisma.workspace.count()).toBe(0);
@@ -98,7 +98,7 @@ describe("workspace registry", () => {
       field: "env",
     });
     await expect(add({ baseUrl: "not a url", provider: "openai" })).rejects.toMatchObject({
-      code: "VALIDATION",
+      code: "BAD_USER_INPUT",
     });
     expect(await h.db.prisma.workspace.count()).toBe(0);
   });

@@ -175,7 +175,7 @@ describe("addWorkspace applies the root rules", () => {
     cleanups.push(() => h.close());
     for (const root of ["/", "/etc", "/proc/self/cwd", "/tmp", elsewhere]) {
       await expect(h.fleet.addWorkspace({ name: "demo", root }), root).rejects.toMatchObject({
-        code: "VALIDATION",
+        code: "BAD_USER_INPUT",
         issues: [{ path: ["root"] }],
       });
     }

@@ -83,7 +83,7 @@ async function scriptedWorkspace(h: AppHarness): Promise<void> {
     ws.cleanup();
   });
   const r = await h.gql<{ addWorkspace: { __typename: string } }>(
-    `mutation($root: String!) { addWorkspace(name: "scripted", root: $root) { __typename ... on Error { message } } }`,
+    `mutation($root: String!) { addWorkspace(input: { name: "scripted", root: $root }) { __typename ... on Error { message } } }`,
     { root },
   );
   expect(r.data?.addWorkspace.__typename, JSON.stringify(r)).toBe("AddWorkspacePayload");
@@ -103,12 +103,17 @@ describe("one derivation of a run's turns", () => {
       turns: number;
       estimatedCostUsd: number | null;
       outcome: string | null;
-      usage: { input: number; output: number; cacheRead: number; cacheCreation: number };
+      usage: {
+        inputTokens: number;
+        outputTokens: number;
+        cacheReadTokens: number;
+        cacheCreationTokens: number;
+      };
     };
     const agent = await waitFor(
       async () => {
         const r = await h.gql<{ agent: AgentView }>(
-          `query($id: String!) { agent(agentId: $id) { status turns estimatedCostUsd outcome usage { input output cacheRead cacheCreation } } }`,
+          `query($id: String!) { agent(agentId: $id) { status turns estimatedCostUsd outcome usage { inputTokens outputTokens cacheReadTokens cacheCreationTokens } } }`,
           { id },
         );
         const a = r.data?.agent;
@@ -138,10 +143,10 @@ describe("one derivation of a run's turns", () => {
     // The two views agree with each other ...
     expect(agent.turns).toBe(row!.turns);
     expect(agent.usage).toEqual({
-      input: row!.inputTokens,
-      output: row!.outputTokens,
-      cacheRead: row!.cacheReadTokens,
-      cacheCreation: row!.cacheCreationTokens,
+      inputTokens: row!.inputTokens,
+      outputTokens: row!.outputTokens,
+      cacheReadTokens: row!.cacheReadTokens,
+      cacheCreationTokens: row!.cacheCreationTokens,
     });
     expect(row!.unpricedTurns).toBe(0);
     expect(agent.estimatedCostUsd).not.toBeNull();
@@ -149,15 +154,15 @@ describe("one derivation of a run's turns", () => {
     // ... and with the rule: the two TurnEnds whose usage could be read.
     expect(agent.turns).toBe(COUNTED.turns);
     expect(agent.usage).toEqual({
-      input: COUNTED.input,
-      output: COUNTED.output,
-      cacheRead: COUNTED.cacheRead,
-      cacheCreation: COUNTED.cacheCreation,
+      inputTokens: COUNTED.input,
+      outputTokens: COUNTED.output,
+      cacheReadTokens: COUNTED.cacheRead,
+      cacheCreationTokens: COUNTED.cacheCreation,
     });
 
     // The daemon's own report stays on the finished event.
     const fin = await h.gql<{ events: { nodes: { __typename: string; turns?: number }[] } }>(
-      `query($id: String!) { events(agentId: $id, first: 100) { nodes { __typename ... on AgentFinishedEvent { turns } } } }`,
+      `query($id: String!) { events(of: { agentId: $id }, first: 100) { nodes { __typename ... on AgentFinishedEvent { turns } } } }`,
       { id },
     );
     expect(fin.data!.events.nodes.filter((n) => n.__typename === "TurnCompletedEvent")).toHaveLength(

@@ -20,6 +20,9 @@ const RESULT = `__typename ... on Error { code message }
   ... on CalibandNotInstalledError { bin errno hint nextAttemptAt }
   ... on DaemonStartFailedError { endpoint reason logPath exitCode signal nextAttemptAt }`;
 
+/** addWorkspace cannot fail on a daemon (it registers, then polls): its union has no daemon errors. */
+const ADD_RESULT = `__typename ... on Error { code message }`;
+
 type Result = { __typename: string; [k: string]: unknown };
 
 /** A gateway whose autostart runs `calibandBin`; the poller stays out of the way (one poll a minute). */
@@ -32,7 +35,7 @@ async function addOther(hh: AppHarness): Promise<void> {
   const root = path.join(hh.d.ws.tmp, "other");
   fs.mkdirSync(root);
   const r = await hh.gql<{ addWorkspace: Result }>(
-    `mutation($root: String!) { addWorkspace(name: "other", root: $root) { ${RESULT} ... on AddWorkspacePayload { created } } }`,
+    `mutation($root: String!) { addWorkspace(input: { name: "other", root: $root }) { ${ADD_RESULT} ... on AddWorkspacePayload { created } } }`,
     { root },
   );
   expect(r.errors).toBeUndefined();
@@ -86,7 +89,7 @@ describe("no caliband to start: typed results", () => {
     });
 
     const restart = await h.gql<{ restartWorkspaceDaemon: Result }>(
-      `mutation { restartWorkspaceDaemon(name: "other", force: true) { ${RESULT} } }`,
+      `mutation { restartWorkspaceDaemon(input: { workspace: "other", force: true }) { ${RESULT} } }`,
     );
     expect(restart.errors).toBeUndefined();
     expect(restart.data?.restartWorkspaceDaemon).toMatchObject({

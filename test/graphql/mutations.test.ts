@@ -10,11 +10,31 @@ afterEach(async () => {
   h = undefined;
 });
 
-const RESULT = `__typename ... on Error { code message }
-  ... on ValidationError { fieldErrors { path message } }
-  ... on InvalidStateError { status }
-  ... on ProviderMisconfiguredError { field }
-  ... on NotFoundError { entity id }`;
+/** The fields a test reads from each error type (spread only where the result union has it). */
+const ERROR_FIELDS = {
+  ValidationError: `... on ValidationError { fieldErrors { path message } }`,
+  InvalidStateError: `... on InvalidStateError { status }`,
+  ProviderMisconfiguredError: `... on ProviderMisconfiguredError { field }`,
+  NotFoundError: `... on NotFoundError { entity key }`,
+};
+
+/**
+ * Selection of a mutation result: its type, every Error's code and message, and the fields of
+ * `errors` — each mutation's union holds exactly the errors it can produce, so spreading a type
+ * outside it is a validation error.
+ */
+function result(...errors: (keyof typeof ERROR_FIELDS)[]): string {
+  return `__typename ... on Error { code message } ${errors.map((e) => ERROR_FIELDS[e]).join(" ")}`;
+}
+/** kill, remove, send, end, drain and restartWorkspaceDaemon (respawn also has ProviderMisconfiguredError). */
+const AGENT_RESULT = result("ValidationError", "InvalidStateError", "NotFoundError");
+/** spawnAgent (and respawnAgent): every error type the tests read. */
+const SPAWN_RESULT = result(
+  "ValidationError",
+  "InvalidStateError",
+  "ProviderMisconfiguredError",
+  "NotFoundError",
+);
 
 type R = Record<string, { __typename: string; code?: string; message?: string; [k: string]: unknown }>;
 
@@ -35,34 +55,41 @@ describe("mutations: typed errors, nothing changed", () => {
     const before = await snapshot(h);
     const res = await h.gql<R>(
       `mutation($root: String!, $alias: String!) {
-      badName: addWorkspace(name: "../x", root: $root) { ${RESULT} }
-      missingRoot: addWorkspace(name: "x", root: "/definitely/not/here") { ${RESULT} }
-      alias: addWorkspace(name: "other", root: $alias) { ${RESULT} }
-      keyOnOllama: addWorkspace(name: "y", root: $root, config: { provider: OLLAMA, apiKeyFromEnv: "OLLAMA_KEY" }) { ${RESULT} }
-      badUrl: addWorkspace(name: "z", root: $root, config: { provider: OPENAI, baseUrl: "not a url" }) { ${RESULT} }
-      configUnknown: updateWorkspaceConfig(name: "nope", config: {}) { ${RESULT} }
-      removeUnknown: removeWorkspace(name: "nope") { ${RESULT} }
-      restartUnknown: restartWorkspaceDaemon(name: "nope") { ${RESULT} }
-      relativeRoot: addWorkspace(name: "rel", root: "src/demo-repo") { ${RESULT} }
+      badName: addWorkspace(input: { name: "../x", root: $root }) { ${result("ValidationError", "ProviderMisconfiguredError")} }
+      missingRoot: addWorkspace(input: { name: "x", root: "/definitely/not/here" }) { ${result("ValidationError", "ProviderMisconfiguredError")} }
+      alias: addWorkspace(input: { name: "other", root: $alias }) { ${result("ValidationError", "ProviderMisconfiguredError")} }
+      keyOnOllama: addWorkspace(input: { name: "y", root: $root, config: { provider: OLLAMA, apiKeyFromEnv: "OLLAMA_KEY" } }) { ${result("ValidationError", "ProviderMisconfiguredError")} }
+      badUrl: addWorkspace(input: { name: "z", root: $root, config: { provider: OPENAI, baseUrl: "not a url" } }) { ${result("ValidationError", "ProviderMisconfiguredError")} }
+      configUnknown: updateWorkspaceConfig(input: { workspace: "nope", config: {} }) { ${result("ValidationError", "ProviderMisconfiguredError", "NotFoundError")} }
+      removeUnknown: removeWorkspace(input: { workspace: "nope" }) { ${result("ValidationError", "NotFoundError")} }
+      restartUnknown: restartWorkspaceDaemon(input: { workspace: "nope" }) { ${AGENT_RESULT} }
+      relativeRoot: addWorkspace(input: { name: "rel", root: "src/demo-repo" }) { ${result("ValidationError", "ProviderMisconfiguredError")} }
     }`,
       { root: h.d.ws.root, alias: h.d.ws.root + "/" },
     );
     expect(res.errors).toBeUndefined();
     const d = res.data!;
-    expect(d.badName).toMatchObject({ __typename: "ValidationError", fieldErrors: [{ path: ["name"] }] });
-    expect(d.missingRoot).toMatchObject({ __typename: "ValidationError", fieldErrors: [{ path: ["root"] }] });
+    expect(d.badName).toMatchObject({
+      __typename: "ValidationError",
+      fieldErrors: [{ path: ["input", "name"] }],
+    });
+    // One field, one path: a root refused after a look at the disk names the same path as one refused by its shape.
+    expect(d.missingRoot).toMatchObject({
+      __typename: "ValidationError",
+      fieldErrors: [{ path: ["input", "root"] }],
+    });
     expect(d.alias).toMatchObject({ __typename: "ConflictError", code: "CONFLICT" });
     expect(d.keyOnOllama).toMatchObject({ __typename: "ProviderMisconfiguredError", field: "apiKeyFromEnv" });
     expect(d.badUrl).toMatchObject({
       __typename: "ValidationError",
-      fieldErrors: [{ path: ["config", "baseUrl"] }],
+      fieldErrors: [{ path: ["input", "config", "baseUrl"] }],
     });
-    expect(d.configUnknown).toMatchObject({ __typename: "NotFoundError", entity: "workspace", id: "nope" });
+    expect(d.configUnknown).toMatchObject({ __typename: "NotFoundError", entity: "WORKSPACE", key: "nope" });
     expect(d.removeUnknown).toMatchObject({ __typename: "NotFoundError" });
     expect(d.restartUnknown).toMatchObject({ __typename: "NotFoundError" });
     expect(d.relativeRoot).toMatchObject({
       __typename: "ValidationError",
-      fieldErrors: [{ path: ["root"], message: "must be an absolute path" }],
+      fieldErrors: [{ path: ["input", "root"], message: "must be an absolute path" }],
     });
     expect(await snapshot(h)).toEqual(before);
   });
@@ -81,43 +108,50 @@ describe("mutations: typed errors, nothing changed", () => {
     const before = await snapshot(h);
     const res = await h.gql<R>(
       `mutation($id: String!) {
-      killUnknown: killAgent(agentId: "000000000000") { ${RESULT} }
-      killBadId: killAgent(agentId: "not-an-id") { ${RESULT} }
-      respawnLive: respawnAgent(agentId: $id) { ${RESULT} }
-      removeLive: removeAgent(agentId: $id) { ${RESULT} }
-      sendPlain: sendAgentInput(agentId: $id, text: "hi") { ${RESULT} }
-      sendEmpty: sendAgentInput(agentId: $id, text: "") { ${RESULT} }
-      endPlain: endAgentInput(agentId: $id) { ${RESULT} }
-      drainUnknown: drainAgent(agentId: "000000000000", timeoutMs: 10) { ${RESULT} }
-      drainBadTimeout: drainAgent(agentId: $id, timeoutMs: -5) { ${RESULT} }
-      spawnNoWs: spawnAgent(input: { workspace: "nope", prompt: "x" }) { ${RESULT} }
-      spawnEmpty: spawnAgent(input: { workspace: "demo", prompt: "   " }) { ${RESULT} }
-      spawnBadSource: spawnAgent(input: { workspace: "demo", prompt: "x", source: "missing" }) { ${RESULT} }
-      spawnTraversal: spawnAgent(input: { workspace: "demo", prompt: "x", source: "../etc" }) { ${RESULT} }
+      killUnknown: killAgent(input: { agentId: "000000000000" }) { ${AGENT_RESULT} }
+      killBadId: killAgent(input: { agentId: "not-an-id" }) { ${AGENT_RESULT} }
+      respawnLive: respawnAgent(input: { agentId: $id }) { ${SPAWN_RESULT} }
+      removeLive: removeAgent(input: { agentId: $id }) { ${AGENT_RESULT} }
+      sendPlain: sendAgentInput(input: { agentId: $id, text: "hi" }) { ${AGENT_RESULT} }
+      sendEmpty: sendAgentInput(input: { agentId: $id, text: "" }) { ${AGENT_RESULT} }
+      endPlain: endAgentInput(input: { agentId: $id }) { ${AGENT_RESULT} }
+      drainUnknown: drainAgent(input: { agentId: "000000000000", timeoutMs: 10 }) { ${AGENT_RESULT} }
+      drainBadTimeout: drainAgent(input: { agentId: $id, timeoutMs: -5 }) { ${AGENT_RESULT} }
+      spawnNoWs: spawnAgent(input: { workspace: "nope", prompt: "x" }) { ${SPAWN_RESULT} }
+      spawnEmpty: spawnAgent(input: { workspace: "demo", prompt: "   " }) { ${SPAWN_RESULT} }
+      spawnBadSource: spawnAgent(input: { workspace: "demo", prompt: "x", source: "missing" }) { ${SPAWN_RESULT} }
+      spawnTraversal: spawnAgent(input: { workspace: "demo", prompt: "x", source: "../etc" }) { ${SPAWN_RESULT} }
     }`,
       { id },
     );
     expect(res.errors).toBeUndefined();
     const d = res.data!;
-    expect(d.killUnknown).toMatchObject({ __typename: "NotFoundError", entity: "agent" });
+    expect(d.killUnknown).toMatchObject({
+      __typename: "NotFoundError",
+      entity: "AGENT",
+      key: "000000000000",
+    });
     expect(d.killBadId).toMatchObject({
       __typename: "ValidationError",
-      fieldErrors: [{ path: ["agentId"] }],
+      fieldErrors: [{ path: ["input", "agentId"] }],
     });
-    expect(d.respawnLive).toMatchObject({ __typename: "InvalidStateError", status: "running" });
-    expect(d.removeLive).toMatchObject({ __typename: "InvalidStateError", status: "running" });
+    expect(d.respawnLive).toMatchObject({ __typename: "InvalidStateError", status: "RUNNING" });
+    expect(d.removeLive).toMatchObject({ __typename: "InvalidStateError", status: "RUNNING" });
     expect(d.sendPlain).toMatchObject({
       __typename: "InvalidStateError",
       message: expect.stringMatching(/not interactive/) as unknown as string,
     });
-    expect(d.sendEmpty).toMatchObject({ __typename: "ValidationError", fieldErrors: [{ path: ["text"] }] });
+    expect(d.sendEmpty).toMatchObject({
+      __typename: "ValidationError",
+      fieldErrors: [{ path: ["input", "text"] }],
+    });
     expect(d.endPlain).toMatchObject({ __typename: "InvalidStateError" });
     expect(d.drainUnknown).toMatchObject({ __typename: "NotFoundError" });
     expect(d.drainBadTimeout).toMatchObject({
       __typename: "ValidationError",
-      fieldErrors: [{ path: ["timeoutMs"] }],
+      fieldErrors: [{ path: ["input", "timeoutMs"] }],
     });
-    expect(d.spawnNoWs).toMatchObject({ __typename: "NotFoundError", entity: "workspace" });
+    expect(d.spawnNoWs).toMatchObject({ __typename: "NotFoundError", entity: "WORKSPACE", key: "nope" });
     expect(d.spawnEmpty).toMatchObject({
       __typename: "ValidationError",
       fieldErrors: [{ path: ["input", "prompt"] }],
@@ -142,7 +176,7 @@ describe("mutations: typed errors, nothing changed", () => {
     h = await startAppHarness();
     await h.d.daemon.shutdown();
     const res = await h.gql<R>(
-      `mutation { spawnAgent(input: { workspace: "demo", prompt: "x" }) { ${RESULT} ... on UnreachableError { reason } } }`,
+      `mutation { spawnAgent(input: { workspace: "demo", prompt: "x" }) { ${result()} ... on UnreachableError { reason } } }`,
     );
     expect(res.data?.spawnAgent).toMatchObject({ __typename: "UnreachableError", code: "UNREACHABLE" });
   });
@@ -155,19 +189,19 @@ describe("mutations: typed errors, nothing changed", () => {
     const id = sp.data!.spawnAgent.agent.agentId;
     expect(sp.data!.spawnAgent.agent.status).toBe("RUNNING");
     const kill = await h.gql<{ killAgent: { agent: { status: string } } }>(
-      `mutation { killAgent(agentId: "${id}") { ... on AgentPayload { agent { status } } } }`,
+      `mutation { killAgent(input: { agentId: "${id}" }) { ... on KillAgentPayload { agent { status } } } }`,
     );
     expect(kill.data?.killAgent.agent.status).toBe("KILLED");
     const re = await h.gql<{
       respawnAgent: { agent: { agentId: string; respawnedFrom: { agentId: string } } };
     }>(
-      `mutation { respawnAgent(agentId: "${id}") { ... on AgentPayload { agent { agentId respawnedFrom { agentId } } } } }`,
+      `mutation { respawnAgent(input: { agentId: "${id}" }) { ... on RespawnAgentPayload { agent { agentId respawnedFrom { agentId } } } } }`,
     );
     expect(re.errors).toBeUndefined();
     const fresh = re.data!.respawnAgent.agent;
     expect(fresh.respawnedFrom.agentId).toBe(id);
     const rm = await h.gql<{ removeAgent: { agent: { goneAt: string | null } } }>(
-      `mutation { removeAgent(agentId: "${fresh.agentId}", force: true) { ... on RemoveAgentPayload { agent { goneAt } } } }`,
+      `mutation { removeAgent(input: { agentId: "${fresh.agentId}", force: true }) { ... on RemoveAgentPayload { agent { goneAt } } } }`,
     );
     expect(rm.data?.removeAgent.agent.goneAt).not.toBeNull();
     const old = await h.gql<{ agent: { goneAt: string | null; status: string } }>(
@@ -188,7 +222,7 @@ describe("mutations: typed errors, nothing changed", () => {
         workspace: { pendingConfig: { env: { name: string }[] } };
       };
     }>(
-      `mutation { updateWorkspaceConfig(name: "demo", config: { env: [{ name: "ANTHROPIC_LOG", value: "1" }] }) { ... on UpdateWorkspaceConfigPayload { applied pendingOn workspace { pendingConfig { env { name } } } } } }`,
+      `mutation { updateWorkspaceConfig(input: { workspace: "demo", config: { env: [{ name: "ANTHROPIC_LOG", value: "1" }] } }) { ... on UpdateWorkspaceConfigPayload { applied pendingOn workspace { pendingConfig { env { name } } } } } }`,
     );
     expect(cfg.data?.updateWorkspaceConfig).toEqual({
       applied: false,
@@ -204,7 +238,7 @@ describe("configuration changes that cannot be applied", () => {
     await h.d.daemon.shutdown(); // nothing answers and autostart is off
     const before = await h.app.db.prisma.workspace.findUnique({ where: { name: "demo" } });
     const res = await h.gql<R>(
-      `mutation { updateWorkspaceConfig(name: "demo", config: { env: [{ name: "ANTHROPIC_LOG", value: "1" }] }) { ${RESULT} } }`,
+      `mutation { updateWorkspaceConfig(input: { workspace: "demo", config: { env: [{ name: "ANTHROPIC_LOG", value: "1" }] } }) { ${result("ValidationError", "NotFoundError")} } }`,
     );
     expect(res.data?.updateWorkspaceConfig).toMatchObject({ __typename: "UnreachableError" });
     expect(await h.app.db.prisma.workspace.findUnique({ where: { name: "demo" } })).toEqual(before);

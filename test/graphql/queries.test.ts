@@ -25,22 +25,22 @@ describe("GraphQL queries", () => {
     await waitFor(() => h!.app.fleet.state.agent(id)?.status === "done", 15_000, "done");
 
     const res = await h.gql<Record<string, unknown>>(`{
-      fleet { host workspaces { name root health { state } sources { name } config { provider apiKeyFromEnv env { name } }
-        agents(first: 5) { edges { cursor node { agentId name status terminal outcome turns usage { input output } estimatedCostUsd spec { prompt label isolated } } } } } }
+      fleet { host }
+      workspaces { name root health { state } sources { name } config { provider apiKeyFromEnv env { name } }
+        agents(first: 5) { edges { cursor node { agentId name status terminal outcome outcomeName turns usage { inputTokens outputTokens } estimatedCostUsd spec { prompt label isolated } } } } }
       agent(agentId: "${id}") { id agentId workspace { name } events(first: 3) { nodes { __typename seq cursor } pageInfo { hasNextPage endCursor } } }
       readiness { ready workspacesTotal workspacesHealthy }
       metrics { pollsTotal framesIngestedTotal eventsAppendedTotal }
     }`);
     expect(res.errors).toBeUndefined();
     const data = res.data as {
-      fleet: {
-        workspaces: {
-          name: string;
-          health: { state: string };
-          sources: { name: string }[];
-          agents: { edges: { node: Record<string, unknown> }[] };
-        }[];
-      };
+      fleet: { host: string };
+      workspaces: {
+        name: string;
+        health: { state: string };
+        sources: { name: string }[];
+        agents: { edges: { node: Record<string, unknown> }[] };
+      }[];
       agent: {
         id: string;
         events: {
@@ -51,7 +51,8 @@ describe("GraphQL queries", () => {
       readiness: { ready: boolean; workspacesTotal: number; workspacesHealthy: number };
       metrics: { framesIngestedTotal: number; eventsAppendedTotal: number };
     };
-    const ws = data.fleet.workspaces[0]!;
+    expect(data.fleet.host).toBeTruthy();
+    const ws = data.workspaces[0]!;
     expect(ws).toMatchObject({
       name: "demo",
       health: { state: "HEALTHY" },
@@ -62,9 +63,10 @@ describe("GraphQL queries", () => {
       name: "reader",
       status: "DONE",
       terminal: true,
-      outcome: "EndOfTurn",
+      outcome: "END_OF_TURN",
+      outcomeName: "EndOfTurn",
       turns: 2,
-      usage: { input: 2510, output: 60 },
+      usage: { inputTokens: 2510, outputTokens: 60 },
       spec: { prompt: "Read README.md and summarize it.", label: "reader", isolated: true },
     });
     expect(ws.agents.edges[0]?.node.estimatedCostUsd).toBeGreaterThan(0);
@@ -88,7 +90,7 @@ describe("GraphQL queries", () => {
 
     // The next page continues exactly after the cursor; node(id) refetches the agent.
     const next = await h.gql<{ events: { nodes: { seq: number }[] }; node: { agentId: string } }>(
-      `query($a: String, $id: ID!) { events(agentId: "${id}", after: $a, first: 100) { nodes { seq } } node(id: $id) { ... on Agent { agentId } } }`,
+      `query($a: String, $id: ID!) { events(of: { agentId: "${id}" }, after: $a, first: 100) { nodes { seq } } node(id: $id) { ... on Agent { agentId } } }`,
       { a: data.agent.events.pageInfo.endCursor, id: data.agent.id },
     );
     expect(next.data?.events.nodes[0]?.seq).toBe(4);
@@ -97,15 +99,23 @@ describe("GraphQL queries", () => {
 
   it("events for an unknown agent is a NOT_FOUND error, not an empty list (#118); a bad cursor is rejected", async () => {
     h = await startAppHarness();
-    const res = await h.gql(`{ events(agentId: "000000000000") { nodes { seq } } }`);
+    const res = await h.gql(`{ events(of: { agentId: "000000000000" }) { nodes { seq } } }`);
+    expect(res.data).toEqual({ events: null });
     expect(res.errors?.[0]).toMatchObject({
       message: "agent not found: 000000000000",
       extensions: { code: "NOT_FOUND" },
     });
-    const bad = await h.gql(`{ events(workspace: "demo", after: "garbage") { nodes { seq } } }`);
-    expect(bad.errors?.[0]?.message).toBe("invalid cursor");
-    const both = await h.gql(`{ events(workspace: "demo", agentId: "x") { nodes { seq } } }`);
-    expect(both.errors?.[0]?.message).toMatch(/exactly one of agentId and workspace/);
+    const bad = await h.gql(`{ events(of: { workspace: "demo" }, after: "garbage") { nodes { seq } } }`);
+    expect(bad.errors?.[0]).toMatchObject({
+      message: "invalid cursor",
+      extensions: { code: "BAD_USER_INPUT" },
+    });
+    // Exactly one source: EventSourceInput is @oneOf, so giving both is refused by validation.
+    const both = await h.gql(`{ events(of: { workspace: "demo", agentId: "x" }) { nodes { seq } } }`);
+    expect(both.data).toBeUndefined();
+    expect(both.errors?.[0]?.message).toBe(
+      'OneOf Input Object "EventSourceInput" must specify exactly one key.',
+    );
   });
 
   it("nested lists do not cause N+1 queries", async () => {
@@ -199,7 +209,7 @@ describe("robustness", () => {
   });
 
   it("masks unexpected errors outside development, but keeps typed errors' messages and codes", async () => {
-    h = await startAppHarness({ register: false });
+    h = await startAppHarness();
     const { startGateway } = await import("../../src/server/gateway.js");
     const { silentLogger } = await import("../../src/log.js");
     const app = h.app;
@@ -237,9 +247,12 @@ describe("robustness", () => {
         });
         return (await r.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
       };
-      const typed = await post(`{ events(workspace: "w", after: "garbage") { nodes { seq } } }`);
-      expect(typed.errors?.[0]?.message).toBe("invalid cursor");
-      const failed = await post(`{ events(agentId: "000000000000") { nodes { seq } } }`);
+      const typed = await post(`{ events(of: { workspace: "demo" }, after: "garbage") { nodes { seq } } }`);
+      expect(typed.errors?.[0]).toMatchObject({
+        message: "invalid cursor",
+        extensions: { code: "BAD_USER_INPUT" },
+      });
+      const failed = await post(`{ events(of: { agentId: "000000000000" }) { nodes { seq } } }`);
       expect(failed.errors?.[0]?.message).toBe("Unexpected error.");
       expect(JSON.stringify(failed)).not.toMatch(/SQLITE|secret|stack/i);
     } finally {

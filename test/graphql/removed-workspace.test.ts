@@ -101,11 +101,14 @@ describe("a removed workspace stays removed (issue 12 item 3)", () => {
     const runId = (spawned.spawnAgent as { agent: { agentId: string } }).agent.agentId;
     await waitFor(() => g1.app.fleet.state.agent(runId)?.status === "done", 10_000, "run done");
     const removed = await g1.gql(
-      `mutation { a: removeWorkspace(name: "old") { __typename } b: removeWorkspace(name: "ghost") { __typename } }`,
+      `mutation {
+        a: removeWorkspace(input: { workspace: "old" }) { __typename ... on RemoveWorkspacePayload { workspace { name registered } } }
+        b: removeWorkspace(input: { workspace: "ghost" }) { __typename ... on RemoveWorkspacePayload { workspace { name registered } } }
+      }`,
     );
     expect(removed).toEqual({
-      a: { __typename: "RemoveWorkspacePayload" },
-      b: { __typename: "RemoveWorkspacePayload" },
+      a: { __typename: "RemoveWorkspacePayload", workspace: { name: "old", registered: false } },
+      b: { __typename: "RemoveWorkspacePayload", workspace: { name: "ghost", registered: false } },
     });
     await g1.app.stop();
 
@@ -136,23 +139,23 @@ describe("a removed workspace stays removed (issue 12 item 3)", () => {
       agent: { status: "DONE", workspace: { name: "old", registered: false } },
     });
     const spawnOnRemoved = await g2.gql(
-      `mutation { spawnAgent(input: { workspace: "old", prompt: "quick" }) { __typename ... on NotFoundError { entity id } } }`,
+      `mutation { spawnAgent(input: { workspace: "old", prompt: "quick" }) { __typename ... on NotFoundError { entity key } } }`,
     );
     expect(spawnOnRemoved.spawnAgent).toEqual({
       __typename: "NotFoundError",
-      entity: "workspace",
-      id: "old",
+      entity: "WORKSPACE",
+      key: "old",
     });
     expect(daemons.old!.daemon.requests.length).toBe(oldRequestsBefore);
 
     // The name registers again with a new root and config; the old root is free for another name.
     const readded = await g2.gql(
       `mutation($newRoot: String!, $oldRoot: String!) {
-        again: addWorkspace(name: "old", root: $newRoot, config: { model: "m-new" }) {
+        again: addWorkspace(input: { name: "old", root: $newRoot, config: { model: "m-new" } }) {
           __typename ... on AddWorkspacePayload { created workspace { root registered config { model } } }
           ... on Error { message }
         }
-        other: addWorkspace(name: "other", root: $oldRoot) {
+        other: addWorkspace(input: { name: "other", root: $oldRoot }) {
           __typename ... on AddWorkspacePayload { created workspace { root registered } }
           ... on Error { message }
         }

@@ -56,7 +56,7 @@ describe("removal ends the run, through the API (issue 12 item 5)", () => {
     await waitFor(() => sub.items.length > 0, 5_000, "subscribed");
 
     const rm = await h.gql<{ removeAgent: { __typename: string } }>(
-      `mutation($id: String!) { removeAgent(agentId: $id, force: true) { __typename } }`,
+      `mutation($id: String!) { removeAgent(input: { agentId: $id, force: true }) { __typename } }`,
       { id },
     );
     expect(rm.data?.removeAgent.__typename).toBe("RemoveAgentPayload");
@@ -86,12 +86,12 @@ describe("removal ends the run, through the API (issue 12 item 5)", () => {
     expect(f.agent.finishedAt).not.toBeNull();
     expect(f.running).not.toContain(id);
     const events = await h.gql<{ events: { nodes: { __typename: string; to?: string; reason?: string }[] } }>(
-      `query($id: String!) { events(agentId: $id, first: 100) { nodes { __typename ... on StatusChangedEvent { to } ... on AgentGoneEvent { reason } } } }`,
+      `query($id: String!) { events(of: { agentId: $id }, first: 100) { nodes { __typename ... on StatusChangedEvent { to } ... on AgentGoneEvent { reason } } } }`,
       { id },
     );
     expect(events.data!.events.nodes.slice(-2)).toEqual([
       { __typename: "StatusChangedEvent", to: "CRASHED" },
-      { __typename: "AgentGoneEvent", reason: "vanished" },
+      { __typename: "AgentGoneEvent", reason: "VANISHED" },
     ]);
   });
 });
@@ -106,21 +106,21 @@ describe("operator input through the API (issue 12 item 6)", () => {
     await waitFor(() => h!.app.fleet.state.agent(id)?.status === "idle", 10_000, "idle");
     const send = (text: string) =>
       h!.gql<{ sendAgentInput: { __typename: string } }>(
-        `mutation($id: String!, $text: String!) { sendAgentInput(agentId: $id, text: $text) { __typename } }`,
+        `mutation($id: String!, $text: String!) { sendAgentInput(input: { agentId: $id, text: $text }) { __typename } }`,
         { id, text },
       );
     type Node = { __typename: string; text?: string | null; reason?: string };
     const events = async () =>
       (
         await h!.gql<{ events: { nodes: Node[] } }>(
-          `query($id: String!) { events(agentId: $id, first: 1000) { nodes { __typename
+          `query($id: String!) { events(of: { agentId: $id }, first: 500) { nodes { __typename
             ... on OutputEvent { text } ... on InputSentEvent { text }
             ... on InputFailedEvent { failedText: text reason } } } }`,
           { id },
         )
       ).data!.events.nodes;
 
-    expect((await send("ping")).data?.sendAgentInput.__typename).toBe("AgentPayload");
+    expect((await send("ping")).data?.sendAgentInput.__typename).toBe("SendAgentInputPayload");
     const seen = await waitFor(
       async () => {
         const all = await events();

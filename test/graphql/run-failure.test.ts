@@ -30,7 +30,7 @@ async function spawn(h: AppHarness, prompt: string): Promise<string> {
 
 const AGENT = `query($id: String!) {
   agent(agentId: $id) { status outcome failure { logTail logTruncated exitCode reason } }
-  events(agentId: $id, first: 100) { nodes { __typename
+  events(of: { agentId: $id }, first: 100) { nodes { __typename
     ... on StatusChangedEvent { to }
     ... on WorkerLogEvent { status logTail logTruncated logBytes exitCode logReason: reason } } }
 }`;

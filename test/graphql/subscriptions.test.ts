@@ -58,10 +58,14 @@ describe("subscriptions", () => {
     const lastCursor = seen.at(-1)!.cursor;
 
     // While disconnected, more happens; the resumed subscription continues exactly after the cursor.
-    await h.gql(
-      `mutation { sendAgentInput(agentId: "${id}", text: "ping from the operator") { __typename } }`,
+    const sent = await h.gql<{ sendAgentInput: { __typename: string } }>(
+      `mutation { sendAgentInput(input: { agentId: "${id}", text: "ping from the operator" }) { __typename } }`,
     );
-    await h.gql(`mutation { endAgentInput(agentId: "${id}") { __typename } }`);
+    expect(sent.data?.sendAgentInput.__typename).toBe("SendAgentInputPayload");
+    const ended = await h.gql<{ endAgentInput: { __typename: string } }>(
+      `mutation { endAgentInput(input: { agentId: "${id}" }) { __typename } }`,
+    );
+    expect(ended.data?.endAgentInput.__typename).toBe("EndAgentInputPayload");
     const second = collect<Ev>(h.ws(), AGENT_EVENTS, { id, after: lastCursor });
     await second.done; // completes on its own after the terminal status
     const rest = second.items.map((i) => i.agentEvents);
@@ -181,7 +185,7 @@ describe("subscriptions", () => {
     await waitFor(() => h!.app.bus.listenerCount() === before, 5_000, "sse listener released");
   });
 
-  it("a paused client receiving 100,000 events keeps memory bounded and gets a Gap, then every event in order", async () => {
+  it("a paused client receiving 100,000 events keeps memory bounded and gets a GapEvent, then every event in order", async () => {
     h = await startAppHarness();
     await agentWithEvents(h, "bbbbbbbbbbbb", 1);
     const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws", {
@@ -255,8 +259,8 @@ describe("subscriptions", () => {
       .map((m) => JSON.parse(m) as { type: string; payload?: { data?: Ev } })
       .filter((m) => m.type === "next")
       .map((m) => m.payload!.data!.agentEvents);
-    expect(items.some((e) => e.__typename === "Gap")).toBe(true);
-    const seqs = items.filter((e) => e.__typename !== "Gap").map((e) => e.seq);
+    expect(items.some((e) => e.__typename === "GapEvent")).toBe(true);
+    const seqs = items.filter((e) => e.__typename !== "GapEvent").map((e) => e.seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1)); // every event exactly once, in order
     ws.close();
   }, 120_000);
@@ -297,7 +301,10 @@ describe("subscriptions", () => {
     });
     expect(seed).toContainEqual({ __typename: "AgentAppeared", seed: true, agent: { agentId: idle } });
     const fresh = await spawn(h, "quick");
-    await h.gql(`mutation { endAgentInput(agentId: "${idle}") { __typename } }`);
+    const ended = await h.gql<{ endAgentInput: { __typename: string } }>(
+      `mutation { endAgentInput(input: { agentId: "${idle}" }) { __typename } }`,
+    );
+    expect(ended.data?.endAgentInput.__typename).toBe("EndAgentInputPayload");
     await sub.done;
     const live = sub.items.map((i) => i.fleetChanges).slice(seed.length);
     expect(live).toContainEqual({ __typename: "AgentAppeared", seed: false, agent: { agentId: fresh } });

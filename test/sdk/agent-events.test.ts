@@ -1,7 +1,7 @@
 /**
  * Unit tests of the resume logic under `agentEvents` (a scripted subscribe primitive, no server):
- * re-subscribing asks for events after the last delivered cursor, repeats are dropped by seq, Gap
- * goes to onGap only; and of the failure classification of subscriptions.
+ * re-subscribing asks for events after the last delivered cursor, repeats are dropped by seq, a
+ * GapEvent goes to onGap only; and of the failure classification of subscriptions.
  */
 import { describe, expect, it } from "vitest";
 import { followAgentEvents, type AgentStreamItem, type SubscribeFn } from "../../src/sdk/agent-events.js";
@@ -10,6 +10,7 @@ import { backoffMs, classifySubscriptionFailure, DEFAULT_RETRY } from "../../src
 
 const out = (seq: number): AgentStreamItem => ({
   __typename: "OutputEvent",
+  id: `ev${seq}`,
   seq,
   cursor: `c${seq}`,
   ts: "2026-11-29T00:00:00.000Z",
@@ -18,7 +19,7 @@ const out = (seq: number): AgentStreamItem => ({
   agentId: "a",
   turnIndex: 0,
   blockIndex: 0,
-  stream: "text",
+  stream: "TEXT",
   text: `t${seq}`,
 });
 
@@ -39,10 +40,20 @@ describe("followAgentEvents", () => {
           });
           setTimeout(go, 0);
         } else {
-          // A transport that replays too much: 2 and 3 again, then new ones, a Gap, and the end.
+          // A transport that replays too much: 2 and 3 again, then new ones, a GapEvent, and the end.
           for (const s of [2, 3, 4]) handlers.onNext({ agentEvents: out(s) });
           handlers.onNext({
-            agentEvents: { ...out(4), __typename: "Gap", gapReason: "slow" } as AgentStreamItem,
+            agentEvents: {
+              __typename: "GapEvent",
+              id: "gap4",
+              seq: 4,
+              cursor: "c4",
+              ts: "2026-11-29T00:00:00.000Z",
+              streamKey: "a",
+              workspace: "demo",
+              agentId: "a",
+              gapReason: "slow",
+            },
           });
           handlers.onNext({ agentEvents: out(5) });
           handlers.onComplete?.();

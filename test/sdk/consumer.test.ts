@@ -40,11 +40,11 @@ const agentId: string = spawned.spawnAgent.agent.agentId;
 
 const kinds: string[] = [];
 let tool: { name: string; input: unknown } | null = null;
-let outcome: string | null = null;
+let outcome: { outcome: string; outcomeName: string } | null = null;
 const onEvent = (e: AgentEvent): void => {
   kinds.push(e.__typename);
   if (e.__typename === "ToolFinishedEvent") tool = { name: e.name, input: e.input };
-  if (e.__typename === "AgentFinishedEvent") outcome = e.outcome;
+  if (e.__typename === "AgentFinishedEvent") outcome = { outcome: e.outcome, outcomeName: e.outcomeName };
 };
 const end = await prospero.agentEvents(agentId, { onEvent });
 
@@ -141,7 +141,7 @@ describe("the SDK from outside the package", () => {
       lastSeq: number;
       kinds: string[];
       tool: { name: string; input: unknown };
-      outcome: string;
+      outcome: { outcome: string; outcomeName: string };
     };
     expect(result.health).toEqual({ demo: "HEALTHY" });
     expect(result.completed).toBe(true);
@@ -149,6 +149,6 @@ describe("the SDK from outside the package", () => {
     expect(result.kinds.at(-1)).toBe("StatusChangedEvent");
     expect(result.kinds.length).toBe(result.lastSeq);
     expect(result.tool).toEqual({ name: "Read", input: { file_path: "README.md" } });
-    expect(result.outcome).toBe("EndOfTurn");
+    expect(result.outcome).toEqual({ outcome: "END_OF_TURN", outcomeName: "EndOfTurn" });
   });
 });

@@ -12,10 +12,13 @@ import { waitFor } from "../helpers/fleet-harness.js";
 import { cli } from "../cli/run-cli.js";
 import { spawnVia } from "./support.js";
 
-const NODE = "id ts operation tokenName role workspace agentId result denied";
+const NODE = "id position ts operation tokenName role workspace agentId result denied";
 
 interface Entry {
-  id: number;
+  /** Global (Node) id. */
+  id: string;
+  /** Position in the log: the stored row's id. */
+  position: number;
   ts: string;
   operation: string;
   tokenName: string | null;
@@ -99,7 +102,7 @@ describe("the audit table", () => {
       data: {
         ts: new Date(now - 29 * DAY_MS),
         operation: "killAgent",
-        result: "AgentPayload",
+        result: "KillAgentPayload",
         denied: false,
       },
     });
@@ -150,9 +153,9 @@ describe("the auditLog connection", () => {
     const calls: [string, string | undefined][] = [
       [`mutation { spawnAgent(input: { workspace: "demo", prompt: "no" }) { __typename } }`, viewer],
       [`mutation { spawnAgent(input: { workspace: "nope", prompt: "x" }) { __typename } }`, undefined],
-      [`mutation { sendAgentInput(agentId: "${agentId}", text: "hi") { __typename } }`, viewer],
+      [`mutation { sendAgentInput(input: { agentId: "${agentId}", text: "hi" }) { __typename } }`, viewer],
       [`{ tokens { name } }`, op],
-      [`mutation { killAgent(agentId: "${agentId}") { __typename } }`, op],
+      [`mutation { killAgent(input: { agentId: "${agentId}" }) { __typename } }`, op],
       [`mutation { createToken(input: { name: "late", role: VIEWER }) { __typename } }`, undefined],
     ];
     for (const [doc, token] of calls) {
@@ -170,15 +173,22 @@ describe("the auditLog connection", () => {
 
   it("pages newest first with cursors, the same rows as the table", async () => {
     const stored = await h.app.db.prisma.auditEntry.findMany({ orderBy: { id: "desc" } });
-    expect(all.map((e) => e.id)).toEqual(stored.map((r) => r.id));
+    expect(all.map((e) => e.position)).toEqual(stored.map((r) => r.id));
     expect(all.length).toBeGreaterThanOrEqual(9);
+    // Global ids: one per row, and node(id:) reads that row again.
+    expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+    const again = await h.gql<{ nodes: ({ position: number } | null)[] }>(
+      `query($ids: [ID!]!) { nodes(ids: $ids) { ... on AuditEntry { position } } }`,
+      { ids: all.map((e) => e.id) },
+    );
+    expect(again.data?.nodes).toEqual(all.map((e) => ({ position: e.position })));
     for (const size of [1, 2, 3]) {
       const paged = await allPages(h, null, size);
       expect(paged.map((e) => e.id)).toEqual(all.map((e) => e.id));
     }
     // Newest first, by position and time.
     for (let i = 1; i < all.length; i++) {
-      expect(all[i]!.id).toBeLessThan(all[i - 1]!.id);
+      expect(all[i]!.position).toBeLessThan(all[i - 1]!.position);
       expect(Date.parse(all[i]!.ts)).toBeLessThanOrEqual(Date.parse(all[i - 1]!.ts));
     }
     expect(all[0]).toMatchObject({
@@ -212,7 +222,7 @@ describe("the auditLog connection", () => {
   it("filter agentId: the calls on that agent (spawn, denied input, kill)", async () => {
     const got = await allPages(h, { agentId }, 500);
     expect(got.map((e) => [e.operation, e.tokenName, e.result])).toEqual([
-      ["killAgent", "f-op", "AgentPayload"],
+      ["killAgent", "f-op", "KillAgentPayload"],
       ["sendAgentInput", "f-viewer", "FORBIDDEN"],
       ["spawnAgent", "admin", "SpawnAgentPayload"],
     ]);

@@ -626,7 +626,7 @@ describe("the dashboard's sign-in", { timeout: 60_000 }, () => {
     await expect(page.locator("#whoami-name").textContent()).resolves.toBe("browser-revoke (viewer)");
 
     const r = await h.gql<{ revokeToken: { __typename: string } }>(
-      `mutation { revokeToken(token: "browser-revoke") { __typename } }`,
+      `mutation { revokeToken(input: { token: "browser-revoke" }) { __typename } }`,
     );
     expect(r.data?.revokeToken.__typename).toBe("RevokeTokenPayload");
     await signInPanelShown(page);

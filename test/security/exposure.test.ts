@@ -165,7 +165,7 @@ function upgrade(url: string, opts: WebSocket.ClientOptions = {}): Promise<numbe
 }
 
 /** A mutation that needs no workspace: its typed NotFound result proves it was allowed to run. */
-const KILL_NOBODY = `mutation { killAgent(agentId: "000000000000") { __typename ... on Error { code } } }`;
+const KILL_NOBODY = `mutation { killAgent(input: { agentId: "000000000000" }) { __typename ... on Error { code } ... on NotFoundError { entity key } } }`;
 
 const mode = (p: string): number => fs.statSync(p).mode & 0o7777;
 
@@ -366,7 +366,9 @@ describe("--insecure-no-auth on loopback", () => {
     const ok = await gqlRequest(p.url, KILL_NOBODY);
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toEqual({
-      data: { killAgent: { __typename: "NotFoundError", code: "NOT_FOUND" } },
+      data: {
+        killAgent: { __typename: "NotFoundError", code: "NOT_FOUND", entity: "AGENT", key: "000000000000" },
+      },
     });
 
     // Not authentication, so still enforced: a foreign page and a rebound host name.
@@ -572,7 +574,9 @@ describe("trusted proxy", () => {
       headers: forwarded,
     });
     expect(JSON.parse(mutation.body)).toEqual({
-      data: { killAgent: { __typename: "NotFoundError", code: "NOT_FOUND" } },
+      data: {
+        killAgent: { __typename: "NotFoundError", code: "NOT_FOUND", entity: "AGENT", key: "000000000000" },
+      },
     });
     // A client-supplied entry in front of the proxy's own is not believed: the proxy's last hop is.
     await gqlRequest(p.url, KILL_NOBODY, {

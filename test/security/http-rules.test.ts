@@ -190,7 +190,7 @@ async function token(name: string, role: "VIEWER" | "OPERATOR" | "ADMIN", expire
 
 async function revoke(name: string): Promise<void> {
   const r = await h.gql<{ revokeToken: { __typename: string } }>(
-    `mutation($t: String!) { revokeToken(token: $t) { __typename } }`,
+    `mutation($t: String!) { revokeToken(input: { token: $t }) { __typename } }`,
     { t: name },
   );
   expect(r.data?.revokeToken.__typename).toBe("RevokeTokenPayload");
@@ -1053,15 +1053,16 @@ describe("limits on HTTP", () => {
     }
   });
 
-  it("nodes(ids:) answers null for unknown ids, as its description says", async () => {
+  it("nodes(ids:) answers null for unknown and malformed ids, as its description says", async () => {
     const unknown = Buffer.from("Agent:0000000000ff").toString("base64");
+    const notANode = Buffer.from("Viewer:admin").toString("base64");
     const r = parse(
       await postGql("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", bearer(h.token), undefined, {
-        ids: [unknown],
+        ids: [unknown, "not a global id", notANode],
       }),
     );
     expect(r.errors).toBeUndefined();
-    expect(r.data).toEqual({ nodes: [null] });
+    expect(r.data).toEqual({ nodes: [null, null, null] });
   });
 
   it("documents over the token, directive, alias and depth limits are refused with a clear error", async () => {
@@ -1154,8 +1155,8 @@ describe("what reaches processes (as an admin)", () => {
     const fields = Object.entries(HIJACKS)
       .map(
         ([alias, vars]) =>
-          `add_${alias}: addWorkspace(name: "hijack", root: ${JSON.stringify(root)}, config: { env: ${envLiteral(vars)} }) { ${RESULT} }
-           update_${alias}: updateWorkspaceConfig(name: "demo", force: true, config: { env: ${envLiteral(vars)} }) { ${RESULT} }`,
+          `add_${alias}: addWorkspace(input: { name: "hijack", root: ${JSON.stringify(root)}, config: { env: ${envLiteral(vars)} } }) { ${RESULT} }
+           update_${alias}: updateWorkspaceConfig(input: { workspace: "demo", force: true, config: { env: ${envLiteral(vars)} } }) { ${RESULT} }`,
       )
       .join("\n");
     const r = await h.gql<Results>(`mutation { ${fields} }`);
@@ -1189,10 +1190,10 @@ describe("what reaches processes (as an admin)", () => {
     const before = await fleetSnapshot();
     const r = await h.gql<Results>(
       `mutation($root: String!) {
-        home: addWorkspace(name: "keyhome", root: $root, config: { provider: ANTHROPIC, apiKeyFromEnv: "HOME" }) { ${RESULT} }
-        admin: addWorkspace(name: "keyadmin", root: $root, config: { provider: ANTHROPIC, apiKeyFromEnv: "PROSPERO_ADMIN_TOKEN" }) { ${RESULT} }
-        prosperoKey: addWorkspace(name: "keypk", root: $root, config: { provider: ANTHROPIC, apiKeyFromEnv: "PROSPERO_API_KEY" }) { ${RESULT} }
-        update: updateWorkspaceConfig(name: "demo", force: true, config: { provider: ANTHROPIC, apiKeyFromEnv: "PROSPERO_ADMIN_TOKEN" }) { ${RESULT} }
+        home: addWorkspace(input: { name: "keyhome", root: $root, config: { provider: ANTHROPIC, apiKeyFromEnv: "HOME" } }) { ${RESULT} }
+        admin: addWorkspace(input: { name: "keyadmin", root: $root, config: { provider: ANTHROPIC, apiKeyFromEnv: "PROSPERO_ADMIN_TOKEN" } }) { ${RESULT} }
+        prosperoKey: addWorkspace(input: { name: "keypk", root: $root, config: { provider: ANTHROPIC, apiKeyFromEnv: "PROSPERO_API_KEY" } }) { ${RESULT} }
+        update: updateWorkspaceConfig(input: { workspace: "demo", force: true, config: { provider: ANTHROPIC, apiKeyFromEnv: "PROSPERO_ADMIN_TOKEN" } }) { ${RESULT} }
       }`,
       { root },
     );
@@ -1210,12 +1211,12 @@ describe("what reaches processes (as an admin)", () => {
     const root = tmpDir("pt-envok-");
     const SECRET = "s3cret-value-that-must-not-come-back";
     const added = await h.gql<Results>(
-      `mutation($root: String!, $v: String!) { addWorkspace(name: "envok", root: $root, config: { provider: ANTHROPIC, env: [{ name: "ANTHROPIC_VERSION", value: $v }] }) { ${RESULT} } }`,
+      `mutation($root: String!, $v: String!) { addWorkspace(input: { name: "envok", root: $root, config: { provider: ANTHROPIC, env: [{ name: "ANTHROPIC_VERSION", value: $v }] } }) { ${RESULT} } }`,
       { root, v: SECRET },
     );
     expect(added.data?.addWorkspace).toMatchObject({ __typename: "AddWorkspacePayload" });
     onCleanup(async () => {
-      await h.gql(`mutation { removeWorkspace(name: "envok") { __typename } }`);
+      await h.gql(`mutation { removeWorkspace(input: { workspace: "envok" }) { __typename } }`);
     });
     const q = await postGql(
       `{ workspace(name: "envok") { config { env { name valueSet } apiKeyFromEnv baseUrl } } workspaces { name config { env { name valueSet } } } }`,
@@ -1245,7 +1246,7 @@ describe("what reaches processes (as an admin)", () => {
     expect(JSON.stringify(log)).not.toContain(SECRET);
   });
 
-  it('roots "/", "/etc", "/proc/self/cwd" and a 2000-character path are ValidationError with path ["root"]', async () => {
+  it('roots "/", "/etc", "/proc/self/cwd" and a 2000-character path are ValidationError with path ["input", "root"]', async () => {
     const before = await fleetSnapshot();
     const roots: Record<string, string> = {
       slash: "/",
@@ -1257,7 +1258,7 @@ describe("what reaches processes (as an admin)", () => {
       `mutation { ${Object.entries(roots)
         .map(
           ([alias, root]) =>
-            `${alias}: addWorkspace(name: "r-${alias.toLowerCase()}", root: ${JSON.stringify(root)}) { ${RESULT} }`,
+            `${alias}: addWorkspace(input: { name: "r-${alias.toLowerCase()}", root: ${JSON.stringify(root)} }) { ${RESULT} }`,
         )
         .join("\n")} }`,
     );
@@ -1265,7 +1266,8 @@ describe("what reaches processes (as an admin)", () => {
     for (const alias of Object.keys(roots)) {
       expect(r.data![alias], alias).toMatchObject({
         __typename: "ValidationError",
-        fieldErrors: [{ path: ["root"] }],
+        code: "BAD_USER_INPUT",
+        fieldErrors: [{ path: ["input", "root"] }],
       });
     }
     expect(r.data!.slash!.fieldErrors![0]!.message).toMatch(/whole file system/);

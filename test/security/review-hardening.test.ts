@@ -88,10 +88,10 @@ describe("secrets stay out of arguments and configs", () => {
   it("revoking with a secret instead of a name is refused, and the secret is not stored", async () => {
     const since = await lastAuditId(h);
     const r = await h.gql<{ revokeToken: Result }>(
-      `mutation($t: String!) { revokeToken(token: $t) { ${RESULT} } }`,
+      `mutation($t: String!) { revokeToken(input: { token: $t }) { ${RESULT} } }`,
       { t: viewer },
     );
-    expect(r.data?.revokeToken).toMatchObject({ __typename: "ValidationError" });
+    expect(r.data?.revokeToken).toMatchObject({ __typename: "ValidationError", code: "BAD_USER_INPUT" });
     expect(r.data?.revokeToken.message).not.toContain(viewer);
     const rows = await auditAfter(h, since);
     expect(JSON.stringify(rows)).not.toContain(viewer);
@@ -106,11 +106,11 @@ describe("secrets stay out of arguments and configs", () => {
       "https://api.example.com/?api_key=s3cret",
     ]) {
       const r = await h.gql<{ updateWorkspaceConfig: Result & { fieldErrors?: { path: string[] }[] } }>(
-        `mutation($c: ProviderConfigInput!) { updateWorkspaceConfig(name: "demo", config: $c) { ${RESULT} ... on ValidationError { fieldErrors { path } } } }`,
+        `mutation($c: ProviderConfigInput!) { updateWorkspaceConfig(input: { workspace: "demo", config: $c }) { ${RESULT} ... on ValidationError { fieldErrors { path } } } }`,
         { c: { provider: "ANTHROPIC", baseUrl } },
       );
       expect(r.data?.updateWorkspaceConfig.__typename, baseUrl).toBe("ValidationError");
-      expect(r.data?.updateWorkspaceConfig.fieldErrors?.[0]?.path).toEqual(["config", "baseUrl"]);
+      expect(r.data?.updateWorkspaceConfig.fieldErrors?.[0]?.path).toEqual(["input", "config", "baseUrl"]);
     }
     const cfg = await h.gql<{ workspace: { config: { baseUrl: string | null } } }>(
       `{ workspace(name: "demo") { config { baseUrl } } }`,
@@ -124,10 +124,13 @@ describe("roots and keys", () => {
     const dataDir = path.dirname(h.app.db.file);
     for (const root of [dataDir, path.dirname(dataDir)]) {
       const r = await h.gql<{ addWorkspace: Result }>(
-        `mutation($r: String!) { addWorkspace(name: "near-data", root: $r) { ${RESULT} } }`,
+        `mutation($r: String!) { addWorkspace(input: { name: "near-data", root: $r }) { ${RESULT} } }`,
         { r: root },
       );
-      expect(r.data?.addWorkspace, root).toMatchObject({ __typename: "ValidationError" });
+      expect(r.data?.addWorkspace, root).toMatchObject({
+        __typename: "ValidationError",
+        code: "BAD_USER_INPUT",
+      });
       expect(r.data?.addWorkspace.message).toMatch(/data dir/);
     }
   });
@@ -136,7 +139,7 @@ describe("roots and keys", () => {
     const scoped = await h.createToken({ name: "rv-demo-admin", role: "ADMIN", workspaces: ["demo"] });
     const update = (config: Record<string, unknown>, token?: string) =>
       h.gql<{ updateWorkspaceConfig: Result & { requiredRole?: string } }>(
-        `mutation($c: ProviderConfigInput!) { updateWorkspaceConfig(name: "demo", config: $c) { ${RESULT} ... on ForbiddenError { requiredRole } } }`,
+        `mutation($c: ProviderConfigInput!) { updateWorkspaceConfig(input: { workspace: "demo", config: $c }) { ${RESULT} ... on ForbiddenError { requiredRole } } }`,
         { c: config },
         token,
       );
@@ -161,7 +164,7 @@ describe("tokens in use", () => {
   it("revoking the token a request is made with still answers that request", async () => {
     const self = await h.createToken({ name: "rv-self", role: "ADMIN" });
     const r = await h.gql<{ revokeToken: Result }>(
-      `mutation { revokeToken(token: "rv-self") { ${RESULT} } }`,
+      `mutation { revokeToken(input: { token: "rv-self" }) { ${RESULT} } }`,
       {},
       self,
     );

@@ -5,7 +5,7 @@
  * one workspace seeing and touching nothing of the others — over the real port, real tokens,
  * real caliband doubles.
  */
-import { GraphQLObjectType, GraphQLSchema, GraphQLString } from "graphql";
+import { GraphQLObjectType, GraphQLSchema, GraphQLString, GraphQLUnionType, getNamedType } from "graphql";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,12 +33,21 @@ const ENV_SECRET = "sk-ant-do-not-store-4f1c9e";
 
 const RESULT = `__typename ... on Error { code message } ... on ForbiddenError { requiredRole workspaceName }`;
 
+/** The selection of mutation `field`'s result: RESULT, plus what a NotFoundError names when it can be one. */
+function resultOf(field: string): string {
+  const type = getNamedType(buildSchema().getMutationType()!.getFields()[field]!.type);
+  const members = type instanceof GraphQLUnionType ? type.getTypes().map((t) => t.name) : [];
+  return members.includes("NotFoundError") ? `${RESULT} ... on NotFoundError { entity key }` : RESULT;
+}
+
 interface MutationResult {
   __typename: string;
   code?: string;
   message?: string;
   requiredRole?: string | null;
   workspaceName?: string | null;
+  entity?: string;
+  key?: string;
   [k: string]: unknown;
 }
 
@@ -86,7 +95,7 @@ const CASES: Record<string, MutationCase> = {
     need: "operator",
     scope: "workspace",
     decl: "($agentId: String!)",
-    args: "agentId: $agentId",
+    args: "input: { agentId: $agentId }",
     vars: async (ws) => ({ agentId: await held(ws) }),
     targets: agentTarget,
   },
@@ -94,7 +103,7 @@ const CASES: Record<string, MutationCase> = {
     need: "operator",
     scope: "workspace",
     decl: "($agentId: String!)",
-    args: "agentId: $agentId, force: true",
+    args: "input: { agentId: $agentId, force: true }",
     vars: async (ws) => ({ agentId: await held(ws) }),
     targets: agentTarget,
   },
@@ -102,7 +111,7 @@ const CASES: Record<string, MutationCase> = {
     need: "operator",
     scope: "workspace",
     decl: "($agentId: String!)",
-    args: "agentId: $agentId, force: true",
+    args: "input: { agentId: $agentId, force: true }",
     vars: async (ws) => ({ agentId: await held(ws) }),
     targets: agentTarget,
   },
@@ -110,7 +119,7 @@ const CASES: Record<string, MutationCase> = {
     need: "operator",
     scope: "workspace",
     decl: "($agentId: String!)",
-    args: "agentId: $agentId, timeoutMs: 0",
+    args: "input: { agentId: $agentId, timeoutMs: 0 }",
     vars: async (ws) => ({ agentId: await held(ws) }),
     targets: agentTarget,
   },
@@ -118,7 +127,7 @@ const CASES: Record<string, MutationCase> = {
     need: "operator",
     scope: "workspace",
     decl: "($agentId: String!)",
-    args: `agentId: $agentId, text: "hello from the matrix"`,
+    args: `input: { agentId: $agentId, text: "hello from the matrix" }`,
     vars: async (ws) => ({ agentId: await interactive(ws) }),
     targets: agentTarget,
   },
@@ -126,7 +135,7 @@ const CASES: Record<string, MutationCase> = {
     need: "operator",
     scope: "workspace",
     decl: "($agentId: String!)",
-    args: "agentId: $agentId",
+    args: "input: { agentId: $agentId }",
     vars: async (ws) => ({ agentId: await interactive(ws) }),
     targets: agentTarget,
   },
@@ -134,7 +143,7 @@ const CASES: Record<string, MutationCase> = {
     need: "admin",
     scope: "workspace",
     decl: "($name: String!, $root: String!)",
-    args: "name: $name, root: $root",
+    args: "input: { name: $name, root: $root }",
     // Registering again with the same root: created false, nothing changes.
     vars: async (ws) => ({ name: ws, root: roots[ws] }),
     targets: (v) => ({ workspace: v["name"] as string }),
@@ -143,7 +152,7 @@ const CASES: Record<string, MutationCase> = {
     need: "admin",
     scope: "workspace",
     decl: "($name: String!, $config: ProviderConfigInput!)",
-    args: "name: $name, config: $config",
+    args: "input: { workspace: $name, config: $config }",
     // Held agents are live, so the daemon-env change waits (no restart).
     vars: async (ws) => ({
       name: ws,
@@ -155,7 +164,7 @@ const CASES: Record<string, MutationCase> = {
     need: "admin",
     scope: "workspace",
     decl: "($name: String!)",
-    args: "name: $name",
+    args: "input: { workspace: $name }",
     // Refused while agents are live (no force): a typed InvalidStateError, nothing restarted.
     vars: async (ws) => ({ name: ws }),
     targets: (v) => ({ workspace: v["name"] as string }),
@@ -164,15 +173,15 @@ const CASES: Record<string, MutationCase> = {
     need: "admin",
     scope: "workspace",
     decl: "($name: String!)",
-    args: "name: $name",
+    args: "input: { workspace: $name }",
     vars: async (ws) => ({ name: ws }),
     // The matrix removes a throwaway workspace, not "demo".
     matrixVars: async () => {
       const name = `scratch-${++seq}`;
       const root = tmpDir("scr-");
       const r = await h.gql<{ addWorkspace: { __typename: string } }>(
-        `mutation($name: String!, $root: String!) { addWorkspace(name: $name, root: $root) { __typename } }`,
-        { name, root },
+        `mutation($input: AddWorkspaceInput!) { addWorkspace(input: $input) { __typename } }`,
+        { input: { name, root } },
       );
       expect(r.data?.addWorkspace.__typename).toBe("AddWorkspacePayload");
       return { name };
@@ -191,7 +200,7 @@ const CASES: Record<string, MutationCase> = {
     need: "admin",
     scope: "fleet",
     decl: "($token: String!)",
-    args: "token: $token",
+    args: "input: { token: $token }",
     vars: async () => {
       const name = `victim-${++seq}`;
       await h.createToken({ name, role: "VIEWER" });
@@ -205,7 +214,7 @@ const CASES: Record<string, MutationCase> = {
 async function call(field: string, v: Record<string, unknown>, token: string): Promise<MutationResult> {
   const c = CASES[field]!;
   const res = await h.gql<{ r: MutationResult }>(
-    `mutation Matrix${c.decl} { r: ${field}(${c.args}) { ${RESULT} } }`,
+    `mutation Matrix${c.decl} { r: ${field}(${c.args}) { ${resultOf(field)} } }`,
     v,
     token,
   );
@@ -358,13 +367,15 @@ describe("role × mutation matrix (derived from the schema)", () => {
     const killed = await h.app.db.prisma.auditEntry.findFirst({
       where: { operation: "killAgent", tokenName: TOKEN_NAME.operator },
     });
-    expect(killed?.result).toBe("AgentPayload");
+    expect(killed?.result).toBe("KillAgentPayload");
     const cfg = await h.app.db.prisma.auditEntry.findMany({ where: { operation: "updateWorkspaceConfig" } });
     expect(cfg).toHaveLength(3);
     for (const row of cfg) {
       expect(row.args).toEqual({
-        name: "demo",
-        config: { provider: "anthropic", env: [{ name: "ANTHROPIC_API_KEY", value: "[redacted]" }] },
+        input: {
+          workspace: "demo",
+          config: { provider: "anthropic", env: [{ name: "ANTHROPIC_API_KEY", value: "[redacted]" }] },
+        },
       });
     }
     // No row anywhere in the log holds the value.
@@ -401,7 +412,7 @@ describe("a token that expired while its WebSocket stays open", () => {
       const since = await lastAuditId(h);
       const kill = await firstResult(
         client,
-        `mutation Late($id: String!) { killAgent(agentId: $id) { ${RESULT} } }`,
+        `mutation Late($id: String!) { killAgent(input: { agentId: $id }) { ${resultOf("killAgent")} } }`,
         { id: live },
       );
       expect(kill.data, JSON.stringify(kill)).toMatchObject({
@@ -461,7 +472,12 @@ describe("a token limited to one workspace", () => {
       const byAgent = c.scope !== "fleet" && !c.targets(onDemo).workspace;
       if (byAgent) {
         // An agent outside the token's workspaces reads as unknown: agent ids cannot be probed.
-        expect(r, `${field} on demo`).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND" });
+        expect(r, `${field} on demo`).toMatchObject({
+          __typename: "NotFoundError",
+          code: "NOT_FOUND",
+          entity: "AGENT",
+          key: c.targets(onDemo).agentId,
+        });
       } else {
         expect(r, `${field} on demo`).toMatchObject({ __typename: "ForbiddenError", code: "FORBIDDEN" });
       }
@@ -538,12 +554,12 @@ describe("queries and subscriptions", () => {
     nodes: { need: "viewer", doc: "nodes(ids: [$gid]) { id }" },
     version: { need: "viewer", doc: "version" },
     readiness: { need: "viewer", doc: "readiness { ready }" },
-    fleet: { need: "viewer", doc: "fleet { host workspaces { name } }" },
+    fleet: { need: "viewer", doc: "fleet { host }" },
     workspaces: { need: "viewer", doc: "workspaces { name config { env { name valueSet } } }" },
     workspace: { need: "viewer", doc: `workspace(name: "demo") { name }` },
     agents: { need: "viewer", doc: "agents(first: 5) { edges { node { agentId } } }" },
     agent: { need: "viewer", doc: "agent(agentId: $id) { agentId status }" },
-    events: { need: "viewer", doc: "events(agentId: $id, first: 2) { nodes { seq } }" },
+    events: { need: "viewer", doc: "events(of: { agentId: $id }, first: 2) { nodes { seq } }" },
     usage: { need: "viewer", doc: "usage { turns }" },
     metrics: { need: "viewer", doc: "metrics { pollsTotal }" },
     viewer: { need: "viewer", doc: "viewer { name role }" },
@@ -600,7 +616,7 @@ describe("queries and subscriptions", () => {
 
   const SUBSCRIPTIONS: Record<string, string> = {
     agentEvents: "agentEvents(agentId: $id) { __typename seq }",
-    workspaceEvents: `workspaceEvents(name: "demo") { __typename seq }`,
+    workspaceEvents: `workspaceEvents(workspace: "demo") { __typename seq }`,
     fleetEvents: "fleetEvents { __typename seq }",
     fleetChanges: "fleetChanges { __typename }",
   };
@@ -707,14 +723,13 @@ describe("what a token limited to workspace other can see", () => {
     await other?.close();
   });
 
-  it("lists: workspaces, fleet { workspaces }, agents (also filtered on demo)", async () => {
+  it("lists: workspaces, agents (also filtered on demo)", async () => {
     const res = await h.gql<{
       workspaces: { name: string }[];
-      fleet: { workspaces: { name: string }[] };
       all: { edges: { node: { agentId: string; workspace: { name: string } } }[] };
       demo: { edges: unknown[] };
     }>(
-      `{ workspaces { name } fleet { workspaces { name } }
+      `{ workspaces { name }
          all: agents { edges { node { agentId workspace { name } } } }
          demo: agents(filter: { workspace: "demo" }) { edges { node { agentId } } } }`,
       {},
@@ -722,7 +737,6 @@ describe("what a token limited to workspace other can see", () => {
     );
     expect(res.errors).toBeUndefined();
     expect(res.data!.workspaces).toEqual([{ name: "other" }]);
-    expect(res.data!.fleet.workspaces).toEqual([{ name: "other" }]);
     expect(res.data!.all.edges.map((e) => e.node)).toEqual([
       { agentId: otherDone, workspace: { name: "other" } },
     ]);
@@ -759,23 +773,25 @@ describe("what a token limited to workspace other can see", () => {
     expect(mine.data!.byWs.map((r) => r.workspace)).toEqual(["other"]);
   });
 
-  it("naming demo or its agents: workspace, agent, events, node(s) refused", async () => {
-    const ids = await h.gql<{ d: { id: string }; o: { id: string } }>(
-      `query($d: String!, $o: String!) { d: agent(agentId: $d) { id } o: agent(agentId: $o) { id } }`,
-      { d: demoDone[0], o: otherDone },
-    );
-    const demoGid = ids.data!.d.id;
-    const otherGid = ids.data!.o.id;
-    for (const [doc, code] of [
-      [`{ workspace(name: "demo") { name } }`, "FORBIDDEN"],
-      [`{ events(workspace: "demo") { nodes { seq } } }`, "FORBIDDEN"],
+  it("naming demo or its agents: workspace and events refused, a demo agent reads as unknown", async () => {
+    for (const [field, doc, code] of [
+      ["workspace", `{ workspace(name: "demo") { name } }`, "FORBIDDEN"],
+      ["events", `{ events(of: { workspace: "demo" }) { nodes { seq } } }`, "FORBIDDEN"],
       // An agent outside the token's workspaces reads as unknown (its id cannot be probed).
-      [`{ events(agentId: "${demoDone[0]}") { nodes { seq } } }`, "NOT_FOUND"],
+      ["events", `{ events(of: { agentId: "${demoDone[0]}" }) { nodes { seq } } }`, "NOT_FOUND"],
     ] as const) {
       const res = await h.gql(doc, {}, scoped);
-      expect(res.errors?.[0]?.extensions, doc).toMatchObject({ code });
-      expect(JSON.stringify(res.data ?? null)).not.toContain(demoDone[0]!);
+      expect(res.errors, doc).toHaveLength(1);
+      // Refused by the field's resolver (it ran and was nulled), not by document validation.
+      expect(res.errors?.[0], doc).toMatchObject({ path: [field], extensions: { code } });
+      expect(res.data, doc).toEqual({ [field]: null });
     }
+    // events() of a demo agent answers exactly as for an agent id that does not exist.
+    const probe = async (agentId: string) => {
+      const r = await h.gql(`{ events(of: { agentId: "${agentId}" }) { nodes { seq } } }`, {}, scoped);
+      return JSON.stringify(r).replaceAll(agentId, "<id>");
+    };
+    expect(await probe(demoDone[0]!)).toBe(await probe("0000000000ff"));
     // agent(agentId:) of a demo run answers exactly as for an id that does not exist: null.
     const seen = await h.gql<{ agent: unknown }>(
       `{ agent(agentId: "${demoDone[0]}") { agentId } }`,
@@ -789,20 +805,97 @@ describe("what a token limited to workspace other can see", () => {
     );
     expect(seen).toEqual(unknown);
     expect(seen).toEqual({ data: { agent: null } });
-    const node = await h.gql<{ node: unknown }>(
-      `query($id: ID!) { node(id: $id) { id ... on Agent { agentId name } } }`,
-      { id: demoGid },
+  });
+
+  it("node() and nodes() of demo's workspace, agents and events, of tokens and audit rows: null, as an unknown id", async () => {
+    type Ids = { nodes: { id: string; __typename: string }[] };
+    const ids = await h.gql<{
+      dw: { id: string };
+      ow: { id: string };
+      d: { id: string };
+      o: { id: string };
+      de: Ids;
+      dws: Ids;
+      oe: Ids;
+      tokens: { id: string; name: string }[];
+      auditLog: { edges: { node: { id: string } }[] };
+    }>(
+      `query($d: String!, $o: String!) {
+         dw: workspace(name: "demo") { id } ow: workspace(name: "other") { id }
+         d: agent(agentId: $d) { id } o: agent(agentId: $o) { id }
+         de: events(of: { agentId: $d }, first: 500) { nodes { id __typename } }
+         dws: events(of: { workspace: "demo" }, first: 500) { nodes { id __typename } }
+         oe: events(of: { agentId: $o }, first: 500) { nodes { id __typename } }
+         tokens { id name }
+         auditLog(first: 3) { edges { node { id } } } }`,
+      { d: demoDone[0], o: otherDone },
+    );
+    expect(ids.errors, JSON.stringify(ids.errors)).toBeUndefined();
+    const d = ids.data!;
+    const demoEvents = [...d.de.nodes, ...d.dws.nodes].map((n) => n.id);
+    // demo's own (not an agent's) events are among them, e.g. its health.
+    expect(d.dws.nodes.map((n) => n.__typename)).toContain("WorkspaceHealthEvent");
+    expect(d.de.nodes.length).toBeGreaterThan(3);
+    expect(d.oe.nodes.length).toBeGreaterThan(3);
+    const tokenIds = d.tokens.map((t) => t.id);
+    const auditIds = d.auditLog.edges.map((e) => e.node.id);
+    expect(tokenIds.length).toBeGreaterThan(1);
+    expect(auditIds).toHaveLength(3);
+    const hidden = [d.dw.id, d.d.id, ...demoEvents];
+    const adminOnly = [...tokenIds, ...auditIds];
+
+    const NODE_DOC = `query($id: ID!) { node(id: $id) { __typename id ... on Agent { agentId name } } }`;
+    const NODES_DOC = `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`;
+    // An id of the right shape for nothing, and a malformed one: the answers to compare with.
+    const nothing = await h.gql(NODE_DOC, { id: "QWdlbnQ6MDAwMDAwMDAwMGZm" }, scoped);
+    expect(nothing).toEqual({ data: { node: null } });
+    expect(await h.gql(NODE_DOC, { id: "not a global id" }, scoped)).toEqual(nothing);
+
+    // The token limited to other: nothing of demo, and no token or audit row (it is a viewer).
+    const one = (id: string, token: string) => h.gql(NODE_DOC, { id }, token);
+    const each = async (list: string[], token: string) => {
+      const out: Record<string, unknown> = {};
+      for (const id of list) out[id] = await one(id, token);
+      return out;
+    };
+    const asNothing = (list: string[]) => Object.fromEntries(list.map((id) => [id, nothing]));
+    expect(await each([...hidden, ...adminOnly], scoped)).toEqual(asNothing([...hidden, ...adminOnly]));
+    const mixed = await h.gql<{ nodes: ({ __typename: string; id: string } | null)[] }>(
+      NODES_DOC,
+      { ids: [...hidden, d.ow.id, d.o.id, ...d.oe.nodes.map((n) => n.id), ...adminOnly] },
       scoped,
     );
-    expect(node.data?.node ?? null).toBeNull();
-    expect(node.errors?.map((e) => e.extensions?.["code"])).toContain("FORBIDDEN");
-    const nodes = await h.gql<{ nodes: ({ agentId: string } | null)[] }>(
-      `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Agent { agentId } } }`,
-      { ids: [demoGid, otherGid] },
-      scoped,
-    );
-    expect(JSON.stringify(nodes.data ?? null)).not.toContain(demoDone[0]!);
-    expect(nodes.data?.nodes?.[1]).toMatchObject({ agentId: otherDone });
+    expect(mixed.errors, JSON.stringify(mixed.errors)).toBeUndefined();
+    expect(mixed.data!.nodes).toEqual([
+      ...hidden.map(() => null),
+      // Its own workspace, agent and events it does read (so null above is the scope, not the id).
+      { __typename: "Workspace", id: d.ow.id },
+      { __typename: "Agent", id: d.o.id },
+      ...d.oe.nodes,
+      ...adminOnly.map(() => null),
+    ]);
+    expect(JSON.stringify(mixed)).not.toContain(demoDone[0]!);
+
+    // Tokens and audit rows are for admins not limited to workspaces: a viewer, an operator and
+    // an admin limited to workspaces get null; the admin reads them (the ids are real).
+    const viewer = await h.createToken({ name: "n-viewer", role: "VIEWER" });
+    const operator = await h.createToken({ name: "n-operator", role: "OPERATOR" });
+    const limitedAdmin = await h.createToken({ name: "n-admin-other", role: "ADMIN", workspaces: ["other"] });
+    for (const token of [viewer, operator, limitedAdmin]) {
+      expect(await each(adminOnly, token)).toEqual(asNothing(adminOnly));
+      const many = await h.gql(NODES_DOC, { ids: adminOnly }, token);
+      expect(many).toEqual({ data: { nodes: adminOnly.map(() => null) } });
+    }
+    // An unlimited viewer does read demo's workspace, agent and events (the control for `hidden`).
+    const all = await h.gql<{ nodes: ({ id: string } | null)[] }>(NODES_DOC, { ids: hidden }, viewer);
+    expect(all.data!.nodes.map((n) => n?.id)).toEqual(hidden);
+    const asAdmin = await h.gql<{ nodes: ({ __typename: string; id: string } | null)[] }>(NODES_DOC, {
+      ids: adminOnly,
+    });
+    expect(asAdmin.data!.nodes).toEqual([
+      ...tokenIds.map((id) => ({ __typename: "ApiToken", id })),
+      ...auditIds.map((id) => ({ __typename: "AuditEntry", id })),
+    ]);
   });
 
   it("an error answering a limited token names no workspace outside its list", async () => {
@@ -814,7 +907,7 @@ describe("what a token limited to workspace other can see", () => {
       workspaces: ["other", "third"],
     });
     const res = await h.gql<{ addWorkspace: MutationResult }>(
-      `mutation($root: String!) { addWorkspace(name: "third", root: $root) { ${RESULT} } }`,
+      `mutation($root: String!) { addWorkspace(input: { name: "third", root: $root }) { ${resultOf("addWorkspace")} } }`,
       { root: h.d.ws.root },
       limited,
     );
@@ -826,7 +919,7 @@ describe("what a token limited to workspace other can see", () => {
     const { client } = wsAs(scoped);
     for (const [query, v] of [
       ["subscription($id: String!) { agentEvents(agentId: $id) { seq } }", { id: demoLive }],
-      [`subscription { workspaceEvents(name: "demo") { seq } }`, {}],
+      [`subscription { workspaceEvents(workspace: "demo") { seq } }`, {}],
       [`subscription { fleetEvents(filter: { workspace: "demo" }) { seq } }`, {}],
       ["subscription($id: String!) { fleetEvents(filter: { agentId: $id }) { seq } }", { id: demoLive }],
     ] as const) {
@@ -912,7 +1005,7 @@ describe("what a token limited to workspace other can see", () => {
     await client.dispose();
     // The admin's view of the same period does include demo's spawn (the filter is what hid it).
     const admin = await h.gql<{ events: { nodes: { agentId: string | null }[] } }>(
-      `{ events(workspace: "demo", first: 500) { nodes { agentId } } }`,
+      `{ events(of: { workspace: "demo" }, first: 500) { nodes { agentId } } }`,
     );
     expect(admin.data!.events.nodes.some((n) => n.agentId === demoNew)).toBe(true);
   });

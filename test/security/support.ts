@@ -35,8 +35,8 @@ export async function addWorkspaceWithDaemon(h: AppHarness, name = "other"): Pro
     env,
   });
   const res = await h.gql<{ addWorkspace: { __typename: string } }>(
-    `mutation($name: String!, $root: String!) { addWorkspace(name: $name, root: $root) { __typename } }`,
-    { name, root },
+    `mutation($input: AddWorkspaceInput!) { addWorkspace(input: $input) { __typename } }`,
+    { input: { name, root } },
   );
   if (res.data?.addWorkspace.__typename !== "AddWorkspacePayload") {
     await daemon.close();

@@ -288,7 +288,8 @@ describe("token lifecycle through the CLI", () => {
     const r = await cli(h.url, ["audit", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     type Row = {
-      id: number;
+      id: string;
+      position: number;
       ts: string;
       operation: string;
       tokenName: string | null;
@@ -301,7 +302,7 @@ describe("token lifecycle through the CLI", () => {
     const rows = JSON.parse(r.stdout) as Row[];
     expect(rows.length).toBeGreaterThan(5);
     for (let i = 1; i < rows.length; i++) {
-      expect(rows[i]!.id).toBeLessThan(rows[i - 1]!.id);
+      expect(rows[i]!.position).toBeLessThan(rows[i - 1]!.position);
       expect(Date.parse(rows[i]!.ts)).toBeLessThanOrEqual(Date.parse(rows[i - 1]!.ts));
     }
     const idx = (p: (row: Row) => boolean) => rows.findIndex(p);

@@ -80,7 +80,7 @@ describe("prospero serve --demo", () => {
     fs.mkdirSync(extra);
     const added = await gql<{ addWorkspace: { __typename: string } }>(
       p.url,
-      `mutation { addWorkspace(name: "extra", root: "${extra}") { __typename } }`,
+      `mutation { addWorkspace(input: { name: "extra", root: "${extra}" }) { __typename } }`,
       token,
     );
     expect(added.addWorkspace.__typename).toBe("AddWorkspacePayload");

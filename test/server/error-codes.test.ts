@@ -44,22 +44,38 @@ const CASES: [
   ],
   [
     "a bad cursor on events",
-    { query: `{ events(workspace: "demo", after: "garbage") { edges { cursor } } }` },
+    { query: `{ events(of: { workspace: "demo" }, after: "garbage") { edges { cursor } } }` },
     "BAD_USER_INPUT",
     200,
   ],
   ["agents(first: -1)", { query: `{ agents(first: -1) { edges { cursor } } }` }, "BAD_USER_INPUT", 200],
   [
-    "events with both agentId and workspace",
-    { query: `{ events(workspace: "demo", agentId: "0123456789ab") { edges { cursor } } }` },
+    "agents(first: 1, last: 1) (input validation: not both)",
+    { query: `{ agents(first: 1, last: 1) { edges { cursor } } }` },
     "BAD_USER_INPUT",
     200,
   ],
   [
-    "events(first: 0) (input validation)",
-    { query: `{ events(workspace: "demo", first: 0) { edges { cursor } } }` },
+    "events(first: 501) (input validation)",
+    { query: `{ events(of: { workspace: "demo" }, first: 501) { edges { cursor } } }` },
     "BAD_USER_INPUT",
     200,
+  ],
+  [
+    // EventSourceInput is @oneOf: both sources written in fail document validation.
+    "events with both agentId and workspace",
+    { query: `{ events(of: { workspace: "demo", agentId: "0123456789ab" }) { edges { cursor } } }` },
+    "GRAPHQL_VALIDATION_FAILED",
+    400,
+  ],
+  [
+    "events with both sources in a variable",
+    {
+      query: `query($of: EventSourceInput!) { events(of: $of) { edges { cursor } } }`,
+      variables: { of: { workspace: "demo", agentId: "0123456789ab" } },
+    },
+    "BAD_USER_INPUT",
+    400,
   ],
   [
     "a variable of the wrong type",
@@ -97,12 +113,45 @@ describe("every error carries a code", () => {
 
   it("input validation names the fields it refused", async () => {
     const r = await post(h.url, h.token, {
-      query: `{ events(workspace: "demo", first: 0) { edges { cursor } } }`,
+      query: `{ events(of: { workspace: "demo" }, first: 501) { edges { cursor } } }`,
     });
     expect(r.errors[0]!.extensions).toMatchObject({
       code: "BAD_USER_INPUT",
       fieldErrors: [{ path: ["first"], message: expect.any(String) }],
     });
+    const both = await post(h.url, h.token, { query: `{ agents(first: 1, last: 1) { edges { cursor } } }` });
+    expect(both.errors[0]!.extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      fieldErrors: [{ path: ["last"], message: expect.any(String) }],
+    });
+  });
+
+  it("first: 0 is no error but an empty page, with its pageInfo and totalCount", async () => {
+    await h.app.fleet.lifecycle.spawn({ workspace: "demo", prompt: "one run" });
+    for (const query of [
+      `{ page: events(of: { workspace: "demo" }, first: 0) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount } }`,
+      `{ page: agents(first: 0) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount } }`,
+    ]) {
+      const res = await fetch(`${h.url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${h.token}` },
+        body: JSON.stringify({ query }),
+      });
+      const json = (await res.json()) as {
+        errors?: unknown;
+        data: { page: { edges: unknown[]; pageInfo: { hasNextPage: boolean }; totalCount: number } };
+      };
+      expect(json.errors, query).toBeUndefined();
+      expect(json.data.page.edges, query).toEqual([]);
+      // Items exist after the empty page: hasNextPage, as a Relay client expects to page on.
+      expect(json.data.page.pageInfo, query).toEqual({
+        hasNextPage: true,
+        hasPreviousPage: false,
+        startCursor: null,
+        endCursor: null,
+      });
+      expect(json.data.page.totalCount, query).toBeGreaterThan(0);
+    }
   });
 
   it("over graphql-ws: the same codes, and no HTTP status hint", async () => {
@@ -130,7 +179,7 @@ describe("every error carries a code", () => {
         "QUERY_TOO_COSTLY",
       ],
       [
-        `{ agents(first: 100) { edges { node { events(first: 1000) { nodes { seq } } } } } }`,
+        `{ agents(first: 100) { edges { node { events(first: 500) { nodes { seq } } } } } }`,
         undefined,
         "QUERY_TOO_COSTLY",
       ],
@@ -174,10 +223,14 @@ describe("the log", () => {
   it("logs errors the client caused at debug, the gateway's own failures at error", async () => {
     const clientCaused: [string, string][] = [
       [`{ agents(after: "garbage") { edges { cursor } } }`, "BAD_USER_INPUT"],
-      [`{ events(workspace: "demo", first: 0) { edges { cursor } } }`, "BAD_USER_INPUT"],
-      [`{ events(workspace: "demo", agentId: "0123456789ab") { edges { cursor } } }`, "BAD_USER_INPUT"],
+      [`{ agents(first: 501) { edges { cursor } } }`, "BAD_USER_INPUT"],
+      [`{ agents(first: 1, last: 1) { edges { cursor } } }`, "BAD_USER_INPUT"],
       [
-        `{ agents(first: 100) { edges { node { events(first: 1000) { nodes { seq } } } } } }`,
+        `{ events(of: { workspace: "demo", agentId: "0123456789ab" }) { edges { cursor } } }`,
+        "GRAPHQL_VALIDATION_FAILED",
+      ],
+      [
+        `{ agents(first: 100) { edges { node { events(first: 500) { nodes { seq } } } } } }`,
         "QUERY_TOO_COSTLY",
       ],
       [`{ nope }`, "GRAPHQL_VALIDATION_FAILED"],
@@ -193,8 +246,10 @@ describe("the log", () => {
     expect(bad.errors[0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT" });
     // None at error; they were seen at debug, with their code.
     expect(lines.filter((l) => l.level >= ERROR)).toEqual([]);
-    // The resolvers' refusals (yoga logs only those; document errors are answered unlogged).
+    // The resolvers' refusals and the variable coercion error (executed through the defer/stream
+    // executor, which masks it like a resolver's); document errors are answered unlogged.
     expect(lines.filter((l) => l.level === DEBUG && l.msg === "request refused").map((l) => l.code)).toEqual([
+      "BAD_USER_INPUT",
       "BAD_USER_INPUT",
       "BAD_USER_INPUT",
       "BAD_USER_INPUT",

@@ -61,17 +61,15 @@ const prosperoDouble = () =>
     typeDefs: SDL,
     resolvers: {
       Query: {
-        fleet: () => ({
-          host: "graphiql-test-host",
-          workspaces: [
-            {
-              name: "demo",
-              root: "/srv/demo",
-              health: { state: "HEALTHY", reason: null, since: "2025-01-01T00:00:00.000Z" },
-              agents: { edges: [{ cursor: "c1", node: AGENT }], pageInfo: {} },
-            },
-          ],
-        }),
+        fleet: () => ({ host: "graphiql-test-host" }),
+        workspaces: () => [
+          {
+            name: "demo",
+            root: "/srv/demo",
+            health: { state: "HEALTHY", reason: null, since: "2025-01-01T00:00:00.000Z" },
+            agents: { edges: [{ cursor: "c1", node: AGENT }], pageInfo: {} },
+          },
+        ],
       },
       Subscription: {
         agentEvents: {

@@ -1,13 +1,16 @@
-// Issue 12 item 10: the documented page (`events(first: 1000)`) of a plain selection passes the
-// cost limit; abusive documents are still refused, however their page sizes are given (written in,
-// as variables, or left to the defaults); every refusal names its limit and carries a stable
-// `extensions.code`, over HTTP and over graphql-ws (one operation's error; the connection stays).
+// Issue 12 item 10: the largest page (`events(first: 500)`, issue 13: every connection's 0..500) of
+// a plain selection passes the cost limit; abusive documents are still refused, however their page
+// sizes are given (written in, as variables, or left to the defaults), at the cost the model gives
+// them (a connection without first/last counts as its default page of 50); every refusal names its
+// limit and carries a stable `extensions.code`, over HTTP and over graphql-ws (one operation's
+// error; the connection stays).
 // A real gateway on a real port (startAppHarness) with the caliband double.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startAppHarness, type AppHarness, type GqlResponse } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { QUERY_LIMITS } from "../../src/server/gateway.js";
+import { DEFAULT_PAGE_FOR_COST } from "../../src/server/query-limits.js";
 
 let h: AppHarness;
 let agentId: string;
@@ -29,13 +32,14 @@ const PLAIN_PAGE = `edges { cursor node { __typename seq ts cursor streamKey wor
   pageInfo { hasNextPage endCursor }`;
 
 /** The full timeline selection of the SDK (every event type's fields). */
-const TIMELINE_NODE = `__typename seq cursor ts streamKey workspace agentId
-  ... on AgentSpawnedEvent { name spec } ... on StatusChangedEvent { from to }
+const TIMELINE_NODE = `__typename id seq cursor ts streamKey workspace agentId
+  ... on AgentSpawnedEvent { name spec { prompt model provider toolAllowlist source label frontmatterPath isolated interactive } }
+  ... on StatusChangedEvent { from to }
   ... on TurnStartedEvent { turnIndex model messageId } ... on OutputEvent { turnIndex blockIndex stream text }
   ... on ToolStartedEvent { turnIndex toolUseId name }
   ... on ToolFinishedEvent { turnIndex toolUseId name ok input inputRaw resultText truncated durationMs }
-  ... on TurnCompletedEvent { turnIndex stopReason ttftMs tbtMs estimatedCostUsd usage { input output cacheRead cacheCreation } }
-  ... on AgentFinishedEvent { outcome detail turns estimatedCostUsd usage { input output cacheRead cacheCreation } }`;
+  ... on TurnCompletedEvent { turnIndex stopReason stopReasonName ttftMs tbtMs estimatedCostUsd usage { inputTokens outputTokens cacheReadTokens cacheCreationTokens } }
+  ... on AgentFinishedEvent { outcome outcomeName detail turns estimatedCostUsd usage { inputTokens outputTokens cacheReadTokens cacheCreationTokens } }`;
 
 function expectRefused(r: GqlResponse<unknown>, code: string, limit: number, what: RegExp): void {
   expect(r.data ?? null).toBeNull();
@@ -48,23 +52,23 @@ function expectRefused(r: GqlResponse<unknown>, code: string, limit: number, wha
 }
 
 describe("the cost of a page", () => {
-  it("events(first: 1000) with a plain selection passes, by literal and by variable, for an agent and a workspace", async () => {
+  it("events(first: 500) with a plain selection passes, by literal and by variable, for an agent and a workspace", async () => {
     const stored = await h.app.db.prisma.event.count({ where: { agentId } });
     expect(stored).toBeGreaterThan(5);
     const byAgent = await h.gql<{ events: { edges: { node: { seq: number } }[] } }>(
-      `{ events(agentId: "${agentId}", first: 1000) { ${PLAIN_PAGE} } }`,
+      `{ events(of: { agentId: "${agentId}" }, first: 500) { ${PLAIN_PAGE} } }`,
     );
     expect(byAgent.errors).toBeUndefined();
     expect(byAgent.data!.events.edges).toHaveLength(stored);
     const byVariable = await h.gql<{ events: { edges: unknown[] } }>(
-      `query($n: Int) { events(workspace: "demo", first: $n) { ${PLAIN_PAGE} } }`,
-      { n: 1000 },
+      `query($n: Int) { events(of: { workspace: "demo" }, first: $n) { ${PLAIN_PAGE} } }`,
+      { n: 500 },
     );
     expect(byVariable.errors).toBeUndefined();
     expect(byVariable.data!.events.edges.length).toBeGreaterThanOrEqual(stored);
     // The nested form of the same page (one agent's events under agent(agentId:)).
     const nested = await h.gql<{ agent: { events: { edges: unknown[] } } }>(
-      `{ agent(agentId: "${agentId}") { agentId events(first: 1000) { ${PLAIN_PAGE} } } }`,
+      `{ agent(agentId: "${agentId}") { agentId events(first: 500) { ${PLAIN_PAGE} } } }`,
     );
     expect(nested.errors).toBeUndefined();
     expect(nested.data!.agent.events.edges).toHaveLength(stored);
@@ -72,49 +76,68 @@ describe("the cost of a page", () => {
 
   it("the SDK's documents at their page sizes pass", async () => {
     const timeline = await h.gql(
-      `query($id: String!, $n: Int) { events(agentId: $id, first: $n) { nodes { ${TIMELINE_NODE} } pageInfo { hasNextPage endCursor } } }`,
+      `query($id: String!, $n: Int) { events(of: { agentId: $id }, first: $n) { nodes { ${TIMELINE_NODE} } pageInfo { hasNextPage endCursor } } }`,
       { id: agentId, n: 100 },
     );
     expect(timeline.errors).toBeUndefined();
     const agents = await h.gql(
-      `query($n: Int) { agents(first: $n) { edges { cursor node { agentId name status terminal model interactive isolated startedAt finishedAt goneAt turns outcome estimatedCostUsd workspace { name } usage { input output cacheRead cacheCreation } } } pageInfo { hasNextPage endCursor } } }`,
+      `query($n: Int) { agents(first: $n) { edges { cursor node { id agentId name status terminal model interactive isolated startedAt finishedAt goneAt turns outcome outcomeName estimatedCostUsd workspace { name } usage { inputTokens outputTokens cacheReadTokens cacheCreationTokens } } } pageInfo { hasNextPage endCursor } } }`,
       { n: 500 },
     );
     expect(agents.errors).toBeUndefined();
   });
 
   it("a page of full timeline events, and pages nested in pages, are refused: written in, as variables, or by default", async () => {
-    const cases: [string, string, Record<string, unknown>?][] = [
-      ["timeline page", `{ events(agentId: "${agentId}", first: 1000) { nodes { ${TIMELINE_NODE} } } }`],
+    // [what, document, variables, its cost in the model (COST_MODEL: 1 a field, a page multiplies
+    // what it selects; a connection without first/last costs DEFAULT_PAGE_FOR_COST = 50 items)].
+    // A TIMELINE_NODE costs 69 (its fields, 1 per inline fragment), `nodes { TIMELINE_NODE }` 70.
+    expect(DEFAULT_PAGE_FOR_COST).toBe(50);
+    const cases: [string, string, Record<string, unknown> | undefined, number][] = [
+      [
+        "timeline page",
+        `{ events(of: { agentId: "${agentId}" }, first: 500) { nodes { ${TIMELINE_NODE} } } }`,
+        undefined,
+        500 * (1 + 70),
+      ],
       [
         "nested literal",
-        `{ agents(first: 100) { edges { node { events(first: 1000) { nodes { seq ts } } } } } }`,
+        `{ agents(first: 100) { edges { node { events(first: 500) { nodes { seq ts } } } } } }`,
+        undefined,
+        100 * (1 + 1 + 1 + 500 * (1 + 1 + 2)),
       ],
       [
         "nested variables",
         `query($a: Int, $e: Int) { agents(first: $a) { edges { node { events(first: $e) { nodes { seq ts } } } } } }`,
-        { a: 100, e: 1000 },
+        { a: 100, e: 500 },
+        100 * (1 + 1 + 1 + 500 * (1 + 1 + 2)),
       ],
       [
         "variable defaults",
-        `query($a: Int = 100, $e: Int = 1000) { agents(first: $a) { edges { node { events(first: $e) { nodes { seq ts } } } } } }`,
+        `query($a: Int = 100, $e: Int = 500) { agents(first: $a) { edges { node { events(first: $e) { nodes { seq ts } } } } } }`,
+        undefined,
+        100 * (1 + 1 + 1 + 500 * (1 + 1 + 2)),
       ],
       [
         "page sizes left out",
         `{ workspaces { agents { edges { node { events { nodes { ${TIMELINE_NODE} } } } } } } }`,
+        undefined,
+        1 + 50 * (1 + 1 + 1 + 50 * (1 + 70)),
       ],
       [
+        // With the variable's default (1) it would cost 1 + 1 + 1 + 1 + 1 + 7 = 12.
         "variables sent as null (they run as null, not as their defaults)",
-        `query($n: Int = 1) { agents(first: $n) { edges { node { events(first: $n) { nodes { seq ts cursor } } } } } }`,
+        `query($n: Int = 1) { agents(first: $n) { edges { node { events(first: $n) { nodes { __typename seq ts cursor streamKey workspace agentId } } } } } }`,
         { n: null },
+        50 * (1 + 1 + 1 + 50 * (1 + 1 + 7)),
       ],
       [
         "aliases of variable pages",
-        `query($n: Int) { ${Array.from({ length: 10 }, (_, i) => `a${i}: events(workspace: "demo", first: $n) { nodes { seq ts cursor } }`).join(" ")} }`,
-        { n: 1000 },
+        `query($n: Int) { ${Array.from({ length: 10 }, (_, i) => `a${i}: events(of: { workspace: "demo" }, first: $n) { nodes { seq ts cursor } }`).join(" ")} }`,
+        { n: 500 },
+        10 * 500 * (1 + 1 + 3),
       ],
     ];
-    for (const [what, query, variables] of cases) {
+    for (const [what, query, variables, cost] of cases) {
       const r = await h.gql(query, variables);
       expect(r.errors?.[0]?.extensions?.code, `${what}: ${JSON.stringify(r.errors)}`).toBe(
         "QUERY_TOO_COSTLY",
@@ -125,8 +148,14 @@ describe("the cost of a page", () => {
         QUERY_LIMITS.maxCost,
         /query cost limit of 20000 exceeded, found \d+/i,
       );
-      expect(r.errors![0]!.extensions!.found as number).toBeGreaterThan(QUERY_LIMITS.maxCost);
+      expect(cost).toBeGreaterThan(QUERY_LIMITS.maxCost);
+      expect(r.errors![0]!.extensions!.found, what).toBe(cost);
     }
+    // The same null-variable document costs 12 when the variable is left out: it runs, as page 1.
+    const byDefault = await h.gql(
+      `query($n: Int = 1) { agents(first: $n) { edges { node { events(first: $n) { nodes { __typename seq ts cursor streamKey workspace agentId } } } } } }`,
+    );
+    expect(byDefault.errors).toBeUndefined();
   });
 });
 
@@ -136,7 +165,7 @@ const DEEP_QUERY =
 const ALIASES_QUERY = `{ ${Array.from({ length: QUERY_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: version`).join(" ")} }`;
 const TOKENS_QUERY = `{ viewer { ${"name ".repeat(QUERY_LIMITS.maxTokens)} } }`;
 const DIRECTIVES_QUERY = `{ ${"__typename @skip(if: false) ".repeat(QUERY_LIMITS.maxDirectives + 1)} }`;
-const COSTLY_QUERY = `{ agents(first: 100) { edges { node { events(first: 1000) { nodes { seq } } } } } }`;
+const COSTLY_QUERY = `{ agents(first: 100) { edges { node { events(first: 500) { nodes { seq } } } } } }`;
 const COSTLY_BY_VARIABLES = {
   query: `query($n: Int) { agents(first: $n) { edges { node { events(first: $n) { nodes { seq } } } } } }`,
   variables: { n: 500 },
@@ -239,7 +268,7 @@ describe("refusals name their limit and carry a code", () => {
     expect(byVariables[0]!.extensions).not.toHaveProperty("http");
     // The connection is still open and answers the documented page.
     const ok = await run("ok", {
-      query: `query($id: String!) { events(agentId: $id, first: 1000) { ${PLAIN_PAGE} } }`,
+      query: `query($id: String!) { events(of: { agentId: $id }, first: 500) { ${PLAIN_PAGE} } }`,
       variables: { id: agentId },
     });
     expect(ok[0]).toMatchObject({ type: "next" });

@@ -213,7 +213,7 @@ describe("usage aggregation", () => {
     await expect(
       aggregateUsage(db!.prisma, { since: new Date(2), until: new Date(1), groupBy: [] }),
     ).rejects.toMatchObject({
-      code: "VALIDATION",
+      code: "BAD_USER_INPUT",
       issues: [{ path: ["since"], message: "must be before until" }],
     });
   });

@@ -1,13 +1,15 @@
 /**
  * The GraphQL documents of the dashboard, as plain strings (see `types.ts` for their result
- * shapes). Field aliases keep same-named fields of different nullability apart.
+ * shapes). Field aliases keep same-named fields of different types apart, and keep the
+ * dashboard's own short names (`usage.input` is TokenUsage.inputTokens; `outcome` and
+ * `stopReason` are the raw names the worker reported, e.g. `EndOfTurn`).
  */
 
 /** Agent fields shown by the table and the agent view. */
 const AGENT_FIELDS = `
-  agentId name status terminal interactive isolated model outcome startedAt finishedAt goneAt turns
-  estimatedCostUsd
-  usage { input output cacheRead cacheCreation }
+  id agentId name status terminal interactive isolated model outcome: outcomeName startedAt finishedAt
+  goneAt turns estimatedCostUsd
+  usage { input: inputTokens output: outputTokens cacheRead: cacheReadTokens cacheCreation: cacheCreationTokens }
   workspace { name }
   spec { prompt label model provider source toolAllowlist }
   respawnedFrom { agentId }
@@ -20,7 +22,7 @@ const ERROR_FIELDS = `
   ... on ValidationError { fieldErrors { path message } }
 `;
 
-/** Seed of the fleet, then live changes (re-seeds on every (re)subscription). */
+/** Seed of the fleet, then live changes (re-seeds on every (re)subscription: the dashboard keeps no cursor). */
 export const FLEET_CHANGES = `subscription DashboardFleetChanges {
   fleetChanges {
     __typename
@@ -28,7 +30,7 @@ export const FLEET_CHANGES = `subscription DashboardFleetChanges {
     ... on AgentStatusChanged { from to agent { ${AGENT_FIELDS} } }
     ... on AgentGone { agentId workspaceName: workspace reason replacedBy }
     ... on WorkspaceHealthChanged { seed health { state reason since } workspace { name root } }
-    ... on FleetSeedComplete { reseeded }
+    ... on FleetSeedComplete { fellBehind }
   }
 }`;
 
@@ -44,20 +46,20 @@ export const AGENT_EVENTS = `subscription DashboardAgentEvents($agentId: String!
     ... on ToolStartedEvent { turnIndex toolUseId name }
     ... on ToolFinishedEvent { turnIndex toolUseId name input inputRaw ok resultText truncated durationMs }
     ... on TurnCompletedEvent {
-      turnIndex turnModel: model stopReason estimatedCostUsd ttftMs
-      usage { input output cacheRead cacheCreation }
+      turnIndex turnModel: model stopReason: stopReasonName estimatedCostUsd ttftMs
+      usage { input: inputTokens output: outputTokens cacheRead: cacheReadTokens cacheCreation: cacheCreationTokens }
     }
     ... on AgentFinishedEvent {
-      outcome detail turns runModel: model estimatedCostUsd
-      usage { input output cacheRead cacheCreation }
+      outcome: outcomeName detail turns runModel: model estimatedCostUsd
+      usage { input: inputTokens output: outputTokens cacheRead: cacheReadTokens cacheCreation: cacheCreationTokens }
     }
     ... on InputSentEvent { text }
     ... on InputFailedEvent { undeliveredText: text reason }
-    ... on AgentGoneEvent { reason replacedBy }
+    ... on AgentGoneEvent { goneReason: reason replacedBy }
     ... on IngestGapEvent { gapDetail: detail missedLines }
     ... on StorePersistFailedEvent { failDetail: detail lostSeq }
     ... on WorkerLogEvent { endStatus: status logTail logTruncated exitCode logReason: reason }
-    ... on Gap { reason }
+    ... on GapEvent { reason }
   }
 }`;
 
@@ -82,25 +84,25 @@ export const SPAWN_AGENT = `mutation DashboardSpawn($input: SpawnAgentInput!) {
 
 /** Kill a live agent. */
 export const KILL_AGENT = `mutation DashboardKill($agentId: String!) {
-  result: killAgent(agentId: $agentId) {
+  result: killAgent(input: { agentId: $agentId }) {
     __typename
-    ... on AgentPayload { agent { ${AGENT_FIELDS} } }
+    ... on KillAgentPayload { agent { ${AGENT_FIELDS} } }
     ${ERROR_FIELDS}
   }
 }`;
 
 /** Run an agent's spec again (force kills a live one first). */
 export const RESPAWN_AGENT = `mutation DashboardRespawn($agentId: String!, $force: Boolean) {
-  result: respawnAgent(agentId: $agentId, force: $force) {
+  result: respawnAgent(input: { agentId: $agentId, force: $force }) {
     __typename
-    ... on AgentPayload { agent { ${AGENT_FIELDS} } }
+    ... on RespawnAgentPayload { agent { ${AGENT_FIELDS} } }
     ${ERROR_FIELDS}
   }
 }`;
 
 /** Remove an agent from caliband (history stays; force stops a live one). */
 export const REMOVE_AGENT = `mutation DashboardRemove($agentId: String!, $force: Boolean) {
-  result: removeAgent(agentId: $agentId, force: $force) {
+  result: removeAgent(input: { agentId: $agentId, force: $force }) {
     __typename
     ... on RemoveAgentPayload { agent { ${AGENT_FIELDS} } }
     ${ERROR_FIELDS}
@@ -109,7 +111,7 @@ export const REMOVE_AGENT = `mutation DashboardRemove($agentId: String!, $force:
 
 /** Stop gracefully: end input, wait, kill only if still running. */
 export const DRAIN_AGENT = `mutation DashboardDrain($agentId: String!, $timeoutMs: Int) {
-  result: drainAgent(agentId: $agentId, timeoutMs: $timeoutMs) {
+  result: drainAgent(input: { agentId: $agentId, timeoutMs: $timeoutMs }) {
     __typename
     ... on DrainAgentPayload { killed agent { ${AGENT_FIELDS} } }
     ${ERROR_FIELDS}
@@ -118,18 +120,18 @@ export const DRAIN_AGENT = `mutation DashboardDrain($agentId: String!, $timeoutM
 
 /** Send a message to an interactive agent. */
 export const SEND_INPUT = `mutation DashboardSend($agentId: String!, $text: String!) {
-  result: sendAgentInput(agentId: $agentId, text: $text) {
+  result: sendAgentInput(input: { agentId: $agentId, text: $text }) {
     __typename
-    ... on AgentPayload { agent { ${AGENT_FIELDS} } }
+    ... on SendAgentInputPayload { agent { ${AGENT_FIELDS} } }
     ${ERROR_FIELDS}
   }
 }`;
 
 /** Tell an interactive agent no more input will come. */
 export const END_INPUT = `mutation DashboardEndInput($agentId: String!) {
-  result: endAgentInput(agentId: $agentId) {
+  result: endAgentInput(input: { agentId: $agentId }) {
     __typename
-    ... on AgentPayload { agent { ${AGENT_FIELDS} } }
+    ... on EndAgentInputPayload { agent { ${AGENT_FIELDS} } }
     ${ERROR_FIELDS}
   }
 }`;

@@ -17,7 +17,8 @@ export interface Viewer {
 export type SessionState =
   { kind: "signed-in"; viewer: Viewer } | { kind: "signed-out"; reason: string | null };
 
-const VIEWER_QUERY = "query Viewer { viewer { name role workspaces } }";
+/** Who the page is signed in as (registered as a trusted document: scripts/trusted-documents.ts). */
+export const VIEWER_QUERY = "query Viewer { viewer { name role workspaces } }";
 
 /**
  * Ask the gateway who the page is. A 401 means no (valid) session; anything else unexpected is

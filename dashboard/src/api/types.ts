@@ -49,6 +49,8 @@ export interface RunFailure {
 
 /** The agent fields of `AGENT_FIELDS`. */
 export interface Agent {
+  /** Global Node id. */
+  id: string;
   agentId: string;
   name: string;
   status: AgentStatus;
@@ -92,7 +94,7 @@ export type FleetChange =
       __typename: "AgentGone";
       agentId: string;
       workspaceName: string;
-      reason: string;
+      reason: "REMOVED" | "RESPAWNED" | "VANISHED";
       replacedBy: string | null;
     }
   | {
@@ -101,7 +103,7 @@ export type FleetChange =
       health: WorkspaceHealth;
       workspace: { name: string; root: string };
     }
-  | { __typename: "FleetSeedComplete"; reseeded: boolean };
+  | { __typename: "FleetSeedComplete"; fellBehind: boolean };
 
 /** Fields every fleet event has. */
 interface EventBase {
@@ -117,7 +119,13 @@ export type FleetEvent = EventBase &
     | { __typename: "AgentDiscoveredEvent"; name: string; discoveredStatus: AgentStatus }
     | { __typename: "StatusChangedEvent"; from: AgentStatus; to: AgentStatus }
     | { __typename: "TurnStartedEvent"; turnIndex: number; startModel: string }
-    | { __typename: "OutputEvent"; turnIndex: number; blockIndex: number; stream: string; text: string }
+    | {
+        __typename: "OutputEvent";
+        turnIndex: number;
+        blockIndex: number;
+        stream: "TEXT" | "THINKING";
+        text: string;
+      }
     | { __typename: "ToolStartedEvent"; turnIndex: number; toolUseId: string; name: string }
     | {
         __typename: "ToolFinishedEvent";
@@ -152,7 +160,11 @@ export type FleetEvent = EventBase &
     | { __typename: "InputSentEvent"; text: string }
     | { __typename: "InputEndedEvent" }
     | { __typename: "InputFailedEvent"; undeliveredText: string | null; reason: string }
-    | { __typename: "AgentGoneEvent"; reason: string; replacedBy: string | null }
+    | {
+        __typename: "AgentGoneEvent";
+        goneReason: "REMOVED" | "RESPAWNED" | "VANISHED";
+        replacedBy: string | null;
+      }
     | { __typename: "IngestGapEvent"; gapDetail: string; missedLines: number | null }
     | { __typename: "StorePersistFailedEvent"; failDetail: string; lostSeq: number }
     | {
@@ -163,7 +175,7 @@ export type FleetEvent = EventBase &
         exitCode: number | null;
         logReason: string | null;
       }
-    | { __typename: "Gap"; reason: string }
+    | { __typename: "GapEvent"; reason: string }
     | { __typename: "WorkspaceHealthEvent" }
   );
 

@@ -61,7 +61,7 @@ export class FleetState {
         this.setAgent(change.agent);
         return;
       case "AgentGone":
-        this.gone.set(change.agentId, { reason: change.reason, replacedBy: change.replacedBy });
+        this.gone.set(change.agentId, { reason: change.reason.toLowerCase(), replacedBy: change.replacedBy });
         this.agents.delete(change.agentId);
         this.emit({ type: "gone", agentId: change.agentId });
         return;
@@ -79,7 +79,7 @@ export class FleetState {
         const seed = this.seed;
         this.seed = null;
         // A re-seed after falling behind is followed by the refilled changes themselves.
-        if (change.reseeded && !seed) return;
+        if (change.fellBehind && !seed) return;
         replaceMap(this.workspaces, seed?.workspaces ?? new Map());
         replaceMap(this.agents, seed?.agents ?? new Map());
         this.seeded = true;

@@ -73,7 +73,7 @@ export class Timeline {
    * nothing visible (a repeat, or a kind the timeline does not show).
    */
   apply(e: FleetEvent): number | null {
-    if (e.__typename === "Gap") {
+    if (e.__typename === "GapEvent") {
       return this.push({
         kind: "note",
         ts: e.ts,
@@ -142,7 +142,7 @@ export class Timeline {
         return this.push({
           kind: "note",
           ts: e.ts,
-          text: `No longer listed by caliband (${e.reason}${e.replacedBy ? `, replaced by ${e.replacedBy}` : ""}).`,
+          text: `No longer listed by caliband (${e.goneReason.toLowerCase()}${e.replacedBy ? `, replaced by ${e.replacedBy}` : ""}).`,
           warn: false,
         });
       case "IngestGapEvent":
@@ -186,7 +186,7 @@ export class Timeline {
       last?.kind === "text" &&
       last.turnIndex === e.turnIndex &&
       last.blockIndex === e.blockIndex &&
-      last.stream === e.stream
+      last.stream === e.stream.toLowerCase()
     ) {
       last.text += e.text;
       return i;
@@ -196,7 +196,7 @@ export class Timeline {
       ts: e.ts,
       turnIndex: e.turnIndex,
       blockIndex: e.blockIndex,
-      stream: e.stream,
+      stream: e.stream.toLowerCase(),
       text: e.text,
     });
   }

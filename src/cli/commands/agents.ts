@@ -13,7 +13,7 @@ import {
   type SpawnAgentInput,
 } from "../../sdk/index.js";
 import { clientAction, clientOptions, positiveInt, type CliContext } from "../context.js";
-import { CliError, EXIT, unwrapResult } from "../exit.js";
+import { CliError, EXIT, present, unwrapResult } from "../exit.js";
 import { age, firstLine, int, status, tokens, usd } from "../format.js";
 import { table } from "../output.js";
 import { safeData, singleLine } from "../sanitize.js";
@@ -62,9 +62,9 @@ function agentRows(ctx: CliContext, agents: readonly AgentSummaryFragment[]): st
     a.model ?? c.dim("—"),
     age(a.startedAt, now),
     String(a.turns),
-    `${tokens(a.usage.input)}/${tokens(a.usage.output)}`,
+    `${tokens(a.usage.inputTokens)}/${tokens(a.usage.outputTokens)}`,
     usd(a.estimatedCostUsd),
-    a.outcome ?? c.dim("—"),
+    a.outcomeName ?? c.dim("—"),
   ]);
   const head = [
     "ID",
@@ -98,10 +98,10 @@ function printAgent(ctx: CliContext, a: NonNullable<AgentQuery["agent"]>): void 
   row("turns", String(a.turns));
   row(
     "tokens",
-    `in ${int(a.usage.input)} · out ${int(a.usage.output)} · cache read ${int(a.usage.cacheRead)} · cache write ${int(a.usage.cacheCreation)}`,
+    `in ${int(a.usage.inputTokens)} · out ${int(a.usage.outputTokens)} · cache read ${int(a.usage.cacheReadTokens)} · cache write ${int(a.usage.cacheCreationTokens)}`,
   );
   row("cost", usd(a.estimatedCostUsd));
-  row("outcome", a.outcome ?? "—");
+  row("outcome", a.outcomeName ?? "—");
   if (a.failure) printFailure(ctx, a.failure);
   if (a.respawnedFrom) row("respawn of", a.respawnedFrom.agentId);
   ctx.out.line(`  ${c.dim("spec")}`);
@@ -209,17 +209,21 @@ export function registerAgentCommands(program: Command): void {
           ...(flags.live ? { includeGone: false } : {}),
         };
         const limit = flags.limit ?? AGENTS_PAGE;
-        const edges: AgentsQuery["agents"]["edges"][number][] = [];
+        const edges: NonNullable<AgentsQuery["agents"]>["edges"][number][] = [];
         let after: string | null = null;
-        let pageInfo: AgentsQuery["agents"]["pageInfo"] = { hasNextPage: false, endCursor: null };
+        let pageInfo: NonNullable<AgentsQuery["agents"]>["pageInfo"] = {
+          hasNextPage: false,
+          endCursor: null,
+        };
         do {
           const page: AgentsQuery = await ctx.client.request(AgentsDocument, {
             filter,
             first: Math.min(AGENTS_PAGE, limit - edges.length),
             after,
           });
-          edges.push(...page.agents.edges);
-          pageInfo = page.agents.pageInfo;
+          const agents = present(page.agents, "agents");
+          edges.push(...agents.edges);
+          pageInfo = agents.pageInfo;
           after = pageInfo.endCursor;
         } while (pageInfo.hasNextPage && edges.length < limit && after !== null);
         if (ctx.json) {

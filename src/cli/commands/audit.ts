@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { AuditLogDocument, type AuditLogQuery } from "../../sdk/index.js";
 import { clientAction, clientOptions, positiveInt } from "../context.js";
+import { present } from "../exit.js";
 import { table } from "../output.js";
 import { parseInstant } from "../parse.js";
 import { safeData } from "../sanitize.js";
@@ -13,7 +14,7 @@ import { safeData } from "../sanitize.js";
 /** Rows per request when paging. */
 const PAGE = 200;
 
-type Entry = AuditLogQuery["auditLog"]["edges"][number]["node"];
+type Entry = NonNullable<AuditLogQuery["auditLog"]>["edges"][number]["node"];
 
 interface AuditFlags {
   limit: number;
@@ -60,9 +61,10 @@ export function registerAuditCommand(program: Command): void {
           first: Math.min(PAGE, flags.limit - rows.length),
           after,
         });
-        rows.push(...page.auditLog.edges.map((e) => e.node));
-        after = page.auditLog.pageInfo.endCursor ?? null;
-        if (!page.auditLog.pageInfo.hasNextPage || after === null) break;
+        const log = present(page.auditLog, "auditLog");
+        rows.push(...log.edges.map((e) => e.node));
+        after = log.pageInfo.endCursor ?? null;
+        if (!log.pageInfo.hasNextPage || after === null) break;
       }
       if (ctx.json) {
         ctx.out.json(rows);

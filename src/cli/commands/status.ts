@@ -9,6 +9,7 @@ import {
 } from "../../sdk/index.js";
 import { clientAction, clientOptions, type CliContext } from "../context.js";
 import { health, int, status } from "../format.js";
+import { present } from "../exit.js";
 import { table } from "../output.js";
 import { AGENT_STATUSES } from "../parse.js";
 import { safeData, safeText } from "../sanitize.js";
@@ -31,13 +32,14 @@ export async function countStatuses(ctx: CliContext): Promise<{ counts: StatusCo
       first: STATUS_PAGE,
       after,
     });
-    for (const { node } of page.agents.edges) {
+    const agents = present(page.agents, "agents");
+    for (const { node } of agents.edges) {
       const ws = (counts[node.workspace.name] ??= {});
       ws[node.status] = (ws[node.status] ?? 0) + 1;
     }
-    seen += page.agents.edges.length;
-    after = page.agents.pageInfo.endCursor;
-    if (!page.agents.pageInfo.hasNextPage || after === null) return { counts, complete: true };
+    seen += agents.edges.length;
+    after = agents.pageInfo.endCursor;
+    if (!agents.pageInfo.hasNextPage || after === null) return { counts, complete: true };
     if (seen >= STATUS_MAX_AGENTS) return { counts, complete: false };
   }
 }
@@ -56,8 +58,8 @@ function printStatus(ctx: CliContext, data: StatusQuery, counts: StatusCounts, c
   ctx.out.line(
     `${c.bold("workspaces")}  ${r.workspacesTotal} (${r.workspacesHealthy} healthy, ${r.workspacesUnreachable} unreachable)`,
   );
-  if (data.fleet.workspaces.length) {
-    const rows = data.fleet.workspaces.map((w) => {
+  if (data.workspaces.length) {
+    const rows = data.workspaces.map((w) => {
       const ws = counts[w.name] ?? {};
       const parts = AGENT_STATUSES.filter((s) => (ws[s] ?? 0) > 0).map(
         (s) => `${status(c, s).toLowerCase()} ${ws[s]}`,
@@ -71,7 +73,7 @@ function printStatus(ctx: CliContext, data: StatusQuery, counts: StatusCounts, c
     });
     ctx.out.line(table(["", "", "", ""], rows).split("\n").slice(1).join("\n"));
   }
-  const m = data.metrics;
+  const m = present(data.metrics, "metrics");
   ctx.out.line(c.bold("metrics"));
   ctx.out.line(
     `  events appended ${int(m.eventsAppendedTotal)} · append failures ${int(m.appendFailuresTotal)} · frames ingested ${int(m.framesIngestedTotal)}`,

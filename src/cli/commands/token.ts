@@ -12,7 +12,7 @@ import {
   type TokenFieldsFragment,
 } from "../../sdk/index.js";
 import { clientAction, clientOptions, type CliContext } from "../context.js";
-import { unwrapResult } from "../exit.js";
+import { present, unwrapResult } from "../exit.js";
 import { age } from "../format.js";
 import { table } from "../output.js";
 import { collectWorkspaces, parseExpiry, parseRole } from "../parse.js";
@@ -30,7 +30,7 @@ function printTokens(ctx: CliContext, list: readonly TokenFieldsFragment[]): voi
   }
   const rows = list.map((t) => [
     c.bold(t.name) + (t.bootstrap ? c.dim(" (bootstrap)") : ""),
-    t.id,
+    t.tokenId,
     t.role.toLowerCase(),
     t.workspaces ? t.workspaces.join(",") : c.dim("all"),
     when(t.createdAt),
@@ -82,7 +82,7 @@ export function registerTokenCommands(program: Command): void {
       const t = safeData(r.token);
       const { c } = ctx.out;
       ctx.out.note(
-        `created token ${c.bold(t.name)} (${t.id}): ${t.role.toLowerCase()}, ${t.workspaces ? `workspaces ${t.workspaces.join(",")}` : "all workspaces"}, expires ${when(t.expiresAt)}`,
+        `created token ${c.bold(t.name)} (${t.tokenId}): ${t.role.toLowerCase()}, ${t.workspaces ? `workspaces ${t.workspaces.join(",")}` : "all workspaces"}, expires ${when(t.expiresAt)}`,
       );
       ctx.out.note(c.yellow("its secret follows on stdout; it is shown this once"));
       // The secret alone on stdout, so `prospero token create … > file` captures just it.
@@ -99,7 +99,7 @@ export function registerTokenCommands(program: Command): void {
     clientAction(async (ctx, flags: { all?: boolean }) => {
       const data = await ctx.client.request(TokensDocument, { includeRevoked: flags.all === true });
       if (ctx.json) ctx.out.json(data);
-      else printTokens(ctx, safeData(data.tokens));
+      else printTokens(ctx, safeData(present(data.tokens, "tokens")));
     }),
   );
 

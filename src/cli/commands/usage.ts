@@ -3,11 +3,12 @@ import type { Command } from "commander";
 import { UsageDocument, type UsageGroupBy, type UsageQuery } from "../../sdk/index.js";
 import { clientAction, clientOptions } from "../context.js";
 import { int, usd } from "../format.js";
+import { present } from "../exit.js";
 import { table } from "../output.js";
 import { parseGroupBy, parseInstant } from "../parse.js";
 import { safeData } from "../sanitize.js";
 
-type Row = UsageQuery["usage"][number];
+type Row = NonNullable<UsageQuery["usage"]>[number];
 
 const GROUP_COLUMN: Record<UsageGroupBy, { head: string; get: (r: Row) => string | null }> = {
   WORKSPACE: { head: "WORKSPACE", get: (r) => r.workspace },
@@ -74,7 +75,8 @@ export function registerUsageCommand(program: Command): void {
         return;
       }
       const { c } = ctx.out;
-      if (data.usage.length === 0) {
+      const usage = present(data.usage, "usage");
+      if (usage.length === 0) {
         ctx.out.line(c.dim("no usage in this window"));
         return;
       }
@@ -88,12 +90,12 @@ export function registerUsageCommand(program: Command): void {
         usd(r.estimatedCostUsd) + (r.unpricedTurns ? c.yellow(` (+${r.unpricedTurns} unpriced)`) : ""),
         `${r.outcomes.done}/${r.outcomes.failed}/${r.outcomes.killed}/${r.outcomes.crashed}`,
       ];
-      const rows = safeData(data.usage).map((r) => [
+      const rows = safeData(usage).map((r) => [
         ...cols.map((col) => col.get(r) ?? c.dim("—")),
         ...numbers(r),
       ]);
-      if (data.usage.length > 1) {
-        rows.push([...cols.map((_, i) => (i === 0 ? c.bold("total") : "")), ...numbers(totalOf(data.usage))]);
+      if (usage.length > 1) {
+        rows.push([...cols.map((_, i) => (i === 0 ? c.bold("total") : "")), ...numbers(totalOf(usage))]);
       }
       const head = [
         ...cols.map((col) => col.head),

@@ -146,7 +146,7 @@ export function registerWorkspaceCommands(program: Command): void {
       );
       if (ctx.json) ctx.out.json(data);
       const r = unwrapResult(`workspace rm ${name}`, data.removeWorkspace);
-      if (!ctx.json) ctx.out.line(`unregistered ${ctx.out.c.bold(safeText(r.name))}`);
+      if (!ctx.json) ctx.out.line(`unregistered ${ctx.out.c.bold(safeText(r.workspace.name))}`);
     }),
   );
 

@@ -4,19 +4,28 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-/** Which runs to list. */
+/** Which runs to list; every given condition must hold. */
 export type AgentFilter = {
-  /** Include runs caliband no longer lists. Default true. */
+  /** Include runs caliband no longer lists (removed, respawned, vanished). Default true. */
   includeGone?: boolean | null | undefined;
   /** Only runs started at or after this instant. */
   since?: string | null | undefined;
   /** Only these statuses. */
   status?: Array<AgentStatus> | null | undefined;
-  /** Only this workspace. */
+  /** Only runs of this workspace. */
   workspace?: string | null | undefined;
 };
 
-/** caliband's agent status (protocol §2.1); UNKNOWN for a status this gateway does not know. */
+/** Why caliband no longer lists an agent. */
+export type AgentGoneReason =
+  /** Removed through Prospero (removeAgent). */
+  | 'REMOVED'
+  /** Replaced by a respawn (see replacedBy). */
+  | 'RESPAWNED'
+  /** Disappeared from its daemon's list (removed on the daemon directly, or its record was lost). */
+  | 'VANISHED';
+
+/** The status of an agent run as its caliband reports it (or as Prospero concluded when the run ended out of its daemon's sight). UNKNOWN: a status this gateway does not know. */
 export type AgentStatus =
   /** Was running when its daemon restarted, or disappeared from its daemon's list while live (removed on the daemon directly, lost record, respawned away): it ended without an outcome we could observe (terminal). */
   | 'CRASHED'
@@ -65,6 +74,12 @@ export type CreateTokenInput = {
   workspaces?: Array<string> | null | undefined;
 };
 
+/** Kinds of things an operation can name. */
+export type EntityType =
+  | 'AGENT'
+  | 'TOKEN'
+  | 'WORKSPACE';
+
 /** One environment variable. */
 export type EnvVarInput = {
   /** Variable name. */
@@ -73,25 +88,79 @@ export type EnvVarInput = {
   value?: string | null | undefined;
 };
 
-/** Kinds of fleet events. */
+/** Stable machine-readable code of an error. The same names appear as `extensions.code` on top-level GraphQL errors for the same kind of failure. */
+export type ErrorCode =
+  /** Input that failed validation. */
+  | 'BAD_USER_INPUT'
+  /** The caliband binary cannot be run. */
+  | 'CALIBAND_NOT_INSTALLED'
+  /** Collides with existing state. */
+  | 'CONFLICT'
+  /** caliband refused the request. */
+  | 'DAEMON_REFUSED'
+  /** caliband was started but died or did not answer. */
+  | 'DAEMON_START_FAILED'
+  /** The token may not do this. */
+  | 'FORBIDDEN'
+  /** Not allowed in the target's current state. */
+  | 'INVALID_STATE'
+  /** The workspace, agent or token does not exist. */
+  | 'NOT_FOUND'
+  /** The workspace's provider configuration is incoherent. */
+  | 'PROVIDER_MISCONFIGURED'
+  /** The credentials are no longer valid. */
+  | 'UNAUTHENTICATED'
+  /** The workspace's caliband could not be reached. */
+  | 'UNREACHABLE';
+
+/** Kinds of fleet events, one per FleetEvent type (`OUTPUT` is OutputEvent). GAP is a delivery signal of subscriptions, never stored: a filter on it alone matches no stored event. */
 export type EventKind =
+  /** AgentDiscoveredEvent. */
   | 'AGENT_DISCOVERED'
+  /** AgentFinishedEvent. */
   | 'AGENT_FINISHED'
+  /** AgentGoneEvent. */
   | 'AGENT_GONE'
+  /** AgentSpawnedEvent. */
   | 'AGENT_SPAWNED'
+  /** GapEvent (subscriptions only). */
+  | 'GAP'
+  /** IngestGapEvent. */
   | 'INGEST_GAP'
+  /** InputEndedEvent. */
   | 'INPUT_ENDED'
+  /** InputFailedEvent. */
   | 'INPUT_FAILED'
+  /** InputSentEvent. */
   | 'INPUT_SENT'
+  /** OutputEvent. */
   | 'OUTPUT'
+  /** StatusChangedEvent. */
   | 'STATUS_CHANGED'
+  /** StorePersistFailedEvent. */
   | 'STORE_PERSIST_FAILED'
+  /** ToolFinishedEvent. */
   | 'TOOL_FINISHED'
+  /** ToolStartedEvent. */
   | 'TOOL_STARTED'
+  /** TurnCompletedEvent. */
   | 'TURN_COMPLETED'
+  /** TurnStartedEvent. */
   | 'TURN_STARTED'
+  /** WorkerLogEvent. */
   | 'WORKER_LOG'
+  /** WorkspaceHealthEvent. */
   | 'WORKSPACE_HEALTH';
+
+/** Which events to watch fleet-wide. */
+export type FleetEventFilter = {
+  /** Only this agent. */
+  agentId?: string | null | undefined;
+  /** Only these kinds. */
+  kinds?: Array<EventKind> | null | undefined;
+  /** Only this workspace. */
+  workspace?: string | null | undefined;
+};
 
 /** Health of a workspace's caliband as seen by the last poll. */
 export type HealthState =
@@ -102,7 +171,14 @@ export type HealthState =
   /** The last `list` failed; see `reason`. */
   | 'UNREACHABLE';
 
-/** LLM providers caliband workers accept (protocol §2.2 SpawnSpec.provider). */
+/** Which part of the assistant's output a text belongs to. */
+export type OutputStream =
+  /** The answer. */
+  | 'TEXT'
+  /** The model's visible reasoning. */
+  | 'THINKING';
+
+/** LLM providers caliband workers accept. */
 export type Provider =
   | 'ANTHROPIC'
   | 'GOOGLE'
@@ -132,7 +208,34 @@ export type Role =
   /** Queries and subscriptions. */
   | 'VIEWER';
 
-/** What to spawn (every SpawnSpec field, protocol §2.2). */
+/** Why a run ended, as the worker reported it (caliband's StopCondition). UNKNOWN: a condition this gateway does not know; its name is in `outcomeName`. */
+export type RunOutcome =
+  /** The run was cancelled. */
+  | 'CANCELLED'
+  /** Context compaction failed. */
+  | 'COMPACTION_FAILED'
+  /** The provider's content filter stopped it. */
+  | 'CONTENT_FILTER'
+  /** The model ended its turn with nothing left to do. */
+  | 'END_OF_TURN'
+  /** A hook refused to continue. */
+  | 'HOOK_DENIED'
+  /** The token budget ran out. */
+  | 'MAX_TOKENS_EXHAUSTED'
+  /** The run's turn limit was reached. */
+  | 'MAX_TURNS_REACHED'
+  /** The LLM provider failed (see detail). */
+  | 'PROVIDER_ERROR'
+  /** The model refused. */
+  | 'REFUSAL'
+  /** The provider stream stayed idle too long. */
+  | 'STREAM_IDLE'
+  /** The thinking budget ran out. */
+  | 'THINKING_BUDGET_EXHAUSTED'
+  /** A condition this gateway does not know (see outcomeName). */
+  | 'UNKNOWN';
+
+/** What to spawn (every field of caliband's spawn spec). */
 export type SpawnAgentInput = {
   /** Idempotency key: repeating a spawn with the same key returns the first agent with created: false. */
   clientRequestId?: string | null | undefined;
@@ -158,6 +261,23 @@ export type SpawnAgentInput = {
   workspace: string;
 };
 
+/** Why the model ended a turn (the provider's stop reason as caliband reports it). UNKNOWN: a reason this gateway does not know; its text is in `stopReasonName`. */
+export type StopReason =
+  /** The provider's content filter stopped it. */
+  | 'CONTENT_FILTER'
+  /** The model finished its answer. */
+  | 'END_TURN'
+  /** The turn hit its output-token limit. */
+  | 'MAX_TOKENS'
+  /** The model refused. */
+  | 'REFUSAL'
+  /** A stop sequence was produced. */
+  | 'STOP_SEQUENCE'
+  /** The model called tools; another turn follows. */
+  | 'TOOL_USE'
+  /** A reason this gateway does not know (see stopReasonName). */
+  | 'UNKNOWN';
+
 /** Dimensions usage rows can be grouped by. */
 export type UsageGroupBy =
   /** UTC day. */
@@ -172,14 +292,14 @@ export type AgentsQueryVariables = Exact<{
 }>;
 
 
-export type AgentsQuery = { agents: { edges: Array<{ cursor: string, node: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type AgentsQuery = { agents: { edges: Array<{ cursor: string, node: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
 
 export type AgentQueryVariables = Exact<{
   agentId: string;
 }>;
 
 
-export type AgentQuery = { agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean }, respawnedFrom: { agentId: string } | null, failure: { logTail: string | null, logTruncated: boolean, exitCode: number | null, reason: string | null } | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } | null };
+export type AgentQuery = { agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean }, respawnedFrom: { agentId: string } | null, failure: { logTail: string | null, logTruncated: boolean, exitCode: number | null, reason: string | null } | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } | null };
 
 export type SpawnAgentMutationVariables = Exact<{
   input: SpawnAgentInput;
@@ -187,18 +307,18 @@ export type SpawnAgentMutationVariables = Exact<{
 
 
 export type SpawnAgentMutation = { spawnAgent:
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'SpawnAgentPayload', created: boolean, agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ConflictError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string }
+    | { __typename: 'SpawnAgentPayload', created: boolean, agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type KillAgentMutationVariables = Exact<{
@@ -207,18 +327,16 @@ export type KillAgentMutationVariables = Exact<{
 
 
 export type KillAgentMutation = { killAgent:
-    | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'KillAgentPayload', agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type RespawnAgentMutationVariables = Exact<{
@@ -228,18 +346,17 @@ export type RespawnAgentMutationVariables = Exact<{
 
 
 export type RespawnAgentMutation = { respawnAgent:
-    | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string }
+    | { __typename: 'RespawnAgentPayload', agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type RemoveAgentMutationVariables = Exact<{
@@ -249,18 +366,16 @@ export type RemoveAgentMutationVariables = Exact<{
 
 
 export type RemoveAgentMutation = { removeAgent:
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'RemoveAgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'RemoveAgentPayload', agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type DrainAgentMutationVariables = Exact<{
@@ -270,18 +385,16 @@ export type DrainAgentMutationVariables = Exact<{
 
 
 export type DrainAgentMutation = { drainAgent:
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'DrainAgentPayload', killed: boolean, agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DrainAgentPayload', killed: boolean, agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type SendAgentInputMutationVariables = Exact<{
@@ -291,18 +404,16 @@ export type SendAgentInputMutationVariables = Exact<{
 
 
 export type SendAgentInputMutation = { sendAgentInput:
-    | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'SendAgentInputPayload', agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type EndAgentInputMutationVariables = Exact<{
@@ -311,18 +422,16 @@ export type EndAgentInputMutationVariables = Exact<{
 
 
 export type EndAgentInputMutation = { endAgentInput:
-    | { __typename: 'AgentPayload', agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } } }
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'EndAgentInputPayload', agent: { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
@@ -330,14 +439,14 @@ export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ViewerQuery = { viewer: { tokenId: string, name: string, role: Role, workspaces: Array<string> | null, expiresAt: string | null, authenticatedBy: string } };
 
-export type TokenFieldsFragment = { id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean };
+export type TokenFieldsFragment = { id: string, tokenId: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean };
 
 export type TokensQueryVariables = Exact<{
   includeRevoked?: boolean | null | undefined;
 }>;
 
 
-export type TokensQuery = { tokens: Array<{ id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean }> };
+export type TokensQuery = { tokens: Array<{ id: string, tokenId: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean }> | null };
 
 export type CreateTokenMutationVariables = Exact<{
   input: CreateTokenInput;
@@ -345,18 +454,11 @@ export type CreateTokenMutationVariables = Exact<{
 
 
 export type CreateTokenMutation = { createToken:
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'CreateTokenPayload', secret: string, token: { id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean } }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'ConflictError', code: ErrorCode, message: string }
+    | { __typename: 'CreateTokenPayload', secret: string, token: { id: string, tokenId: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type RevokeTokenMutationVariables = Exact<{
@@ -365,18 +467,11 @@ export type RevokeTokenMutationVariables = Exact<{
 
 
 export type RevokeTokenMutation = { revokeToken:
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'RevokeTokenPayload', token: { id: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean } }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'RevokeTokenPayload', token: { id: string, tokenId: string, name: string, role: Role, workspaces: Array<string> | null, createdAt: string, createdBy: string | null, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null, active: boolean, bootstrap: boolean } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type AuditLogQueryVariables = Exact<{
@@ -386,7 +481,7 @@ export type AuditLogQueryVariables = Exact<{
 }>;
 
 
-export type AuditLogQuery = { auditLog: { edges: Array<{ cursor: string, node: { id: number, ts: string, tokenName: string | null, tokenId: string | null, role: string | null, remoteAddress: string | null, operation: string, operationName: string | null, workspace: string | null, agentId: string | null, args: unknown, result: string, denied: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type AuditLogQuery = { auditLog: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, position: number, ts: string, tokenName: string | null, tokenId: string | null, role: string | null, remoteAddress: string | null, operation: string, operationName: string | null, workspace: string | null, agentId: string | null, args: unknown, result: string, denied: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
 
 export type AgentEventsPageQueryVariables = Exact<{
   agentId: string;
@@ -397,25 +492,25 @@ export type AgentEventsPageQueryVariables = Exact<{
 
 
 export type AgentEventsPageQuery = { events: { nodes: Array<
-      | { __typename: 'AgentDiscoveredEvent', name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus }
-      | { __typename: 'AgentFinishedEvent', outcome: string, turns: number, model: string | null, estimatedCostUsd: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } }
-      | { __typename: 'AgentGoneEvent', reason: string, replacedBy: string | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'AgentSpawnedEvent', name: string, spec: unknown, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'Gap', seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
-      | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'InputEndedEvent', ended: boolean, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'InputFailedEvent', reason: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
-      | { __typename: 'InputSentEvent', text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: string, text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-      | { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } }
-      | { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string }
-      | { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null }
-      | { __typename: 'WorkspaceHealthEvent', state: HealthState, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
-    >, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+      | { __typename: 'AgentDiscoveredEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus }
+      | { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
+      | { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason }
+      | { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } }
+      | { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
+      | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
+      | { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: StopReason, stopReasonName: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
+      | { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string }
+      | { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null }
+      | { __typename: 'WorkspaceHealthEvent', state: HealthState, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
+    >, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
 
 export type AgentEventsSubscriptionVariables = Exact<{
   agentId: string;
@@ -424,47 +519,47 @@ export type AgentEventsSubscriptionVariables = Exact<{
 
 
 export type AgentEventsSubscription = { agentEvents:
-    | { __typename: 'AgentDiscoveredEvent', name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus }
-    | { __typename: 'AgentFinishedEvent', outcome: string, turns: number, model: string | null, estimatedCostUsd: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } }
-    | { __typename: 'AgentGoneEvent', reason: string, replacedBy: string | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'AgentSpawnedEvent', name: string, spec: unknown, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'Gap', seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
-    | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'InputEndedEvent', ended: boolean, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'InputFailedEvent', reason: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
-    | { __typename: 'InputSentEvent', text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: string, text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
-    | { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } }
-    | { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string }
-    | { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null }
-    | { __typename: 'WorkspaceHealthEvent', state: HealthState, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
+    | { __typename: 'AgentDiscoveredEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus }
+    | { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
+    | { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason }
+    | { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } }
+    | { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
+    | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
+    | { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: StopReason, stopReasonName: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
+    | { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string }
+    | { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null }
+    | { __typename: 'WorkspaceHealthEvent', state: HealthState, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
    };
 
-type ErrorFields_CalibandNotInstalledError_Fragment = { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string };
+type ErrorFields_CalibandNotInstalledError_Fragment = { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string };
 
-type ErrorFields_ConflictError_Fragment = { __typename: 'ConflictError', code: string, message: string };
+type ErrorFields_ConflictError_Fragment = { __typename: 'ConflictError', code: ErrorCode, message: string };
 
-type ErrorFields_DaemonRefusedError_Fragment = { __typename: 'DaemonRefusedError', code: string, message: string };
+type ErrorFields_DaemonRefusedError_Fragment = { __typename: 'DaemonRefusedError', code: ErrorCode, message: string };
 
-type ErrorFields_DaemonStartFailedError_Fragment = { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string };
+type ErrorFields_DaemonStartFailedError_Fragment = { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string };
 
-type ErrorFields_ForbiddenError_Fragment = { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string };
+type ErrorFields_ForbiddenError_Fragment = { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string };
 
-type ErrorFields_InvalidStateError_Fragment = { __typename: 'InvalidStateError', status: string | null, code: string, message: string };
+type ErrorFields_InvalidStateError_Fragment = { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string };
 
-type ErrorFields_NotFoundError_Fragment = { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string };
+type ErrorFields_NotFoundError_Fragment = { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string };
 
-type ErrorFields_ProviderMisconfiguredError_Fragment = { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string };
+type ErrorFields_ProviderMisconfiguredError_Fragment = { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string };
 
-type ErrorFields_UnauthenticatedError_Fragment = { __typename: 'UnauthenticatedError', code: string, message: string };
+type ErrorFields_UnauthenticatedError_Fragment = { __typename: 'UnauthenticatedError', code: ErrorCode, message: string };
 
-type ErrorFields_UnreachableError_Fragment = { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string };
+type ErrorFields_UnreachableError_Fragment = { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string };
 
-type ErrorFields_ValidationError_Fragment = { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> };
+type ErrorFields_ValidationError_Fragment = { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> };
 
 export type ErrorFieldsFragment =
   | ErrorFields_CalibandNotInstalledError_Fragment
@@ -480,56 +575,56 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type TokenUsageFieldsFragment = { input: number, output: number, cacheRead: number, cacheCreation: number };
+export type TokenUsageFieldsFragment = { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number };
 
 export type ProviderConfigFieldsFragment = { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> };
 
-export type AgentSummaryFragment = { agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } };
+export type AgentSummaryFragment = { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } };
 
-export type WorkspaceSummaryFragment = { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null };
+export type WorkspaceSummaryFragment = { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null };
 
-type TimelineEvent_AgentDiscoveredEvent_Fragment = { __typename: 'AgentDiscoveredEvent', name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus };
+type TimelineEvent_AgentDiscoveredEvent_Fragment = { __typename: 'AgentDiscoveredEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus };
 
-type TimelineEvent_AgentFinishedEvent_Fragment = { __typename: 'AgentFinishedEvent', outcome: string, turns: number, model: string | null, estimatedCostUsd: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } };
+type TimelineEvent_AgentFinishedEvent_Fragment = { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } };
 
-type TimelineEvent_AgentGoneEvent_Fragment = { __typename: 'AgentGoneEvent', reason: string, replacedBy: string | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_AgentGoneEvent_Fragment = { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason };
 
-type TimelineEvent_AgentSpawnedEvent_Fragment = { __typename: 'AgentSpawnedEvent', name: string, spec: unknown, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_AgentSpawnedEvent_Fragment = { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } };
 
-type TimelineEvent_Gap_Fragment = { __typename: 'Gap', seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string };
+type TimelineEvent_GapEvent_Fragment = { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string };
 
-type TimelineEvent_IngestGapEvent_Fragment = { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_IngestGapEvent_Fragment = { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
-type TimelineEvent_InputEndedEvent_Fragment = { __typename: 'InputEndedEvent', ended: boolean, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_InputEndedEvent_Fragment = { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
-type TimelineEvent_InputFailedEvent_Fragment = { __typename: 'InputFailedEvent', reason: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null };
+type TimelineEvent_InputFailedEvent_Fragment = { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null };
 
-type TimelineEvent_InputSentEvent_Fragment = { __typename: 'InputSentEvent', text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_InputSentEvent_Fragment = { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
-type TimelineEvent_OutputEvent_Fragment = { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: string, text: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_OutputEvent_Fragment = { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
-type TimelineEvent_StatusChangedEvent_Fragment = { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_StatusChangedEvent_Fragment = { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
-type TimelineEvent_StorePersistFailedEvent_Fragment = { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_StorePersistFailedEvent_Fragment = { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
-type TimelineEvent_ToolFinishedEvent_Fragment = { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_ToolFinishedEvent_Fragment = { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
-type TimelineEvent_ToolStartedEvent_Fragment = { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+type TimelineEvent_ToolStartedEvent_Fragment = { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
-type TimelineEvent_TurnCompletedEvent_Fragment = { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { input: number, output: number, cacheRead: number, cacheCreation: number } };
+type TimelineEvent_TurnCompletedEvent_Fragment = { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: StopReason, stopReasonName: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } };
 
-type TimelineEvent_TurnStartedEvent_Fragment = { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string };
+type TimelineEvent_TurnStartedEvent_Fragment = { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string };
 
-type TimelineEvent_WorkerLogEvent_Fragment = { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null };
+type TimelineEvent_WorkerLogEvent_Fragment = { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null };
 
-type TimelineEvent_WorkspaceHealthEvent_Fragment = { __typename: 'WorkspaceHealthEvent', state: HealthState, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null };
+type TimelineEvent_WorkspaceHealthEvent_Fragment = { __typename: 'WorkspaceHealthEvent', state: HealthState, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null };
 
 export type TimelineEventFragment =
   | TimelineEvent_AgentDiscoveredEvent_Fragment
   | TimelineEvent_AgentFinishedEvent_Fragment
   | TimelineEvent_AgentGoneEvent_Fragment
   | TimelineEvent_AgentSpawnedEvent_Fragment
-  | TimelineEvent_Gap_Fragment
+  | TimelineEvent_GapEvent_Fragment
   | TimelineEvent_IngestGapEvent_Fragment
   | TimelineEvent_InputEndedEvent_Fragment
   | TimelineEvent_InputFailedEvent_Fragment
@@ -548,7 +643,7 @@ export type TimelineEventFragment =
 export type StatusQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type StatusQuery = { version: string, readiness: { ready: boolean, migrationsApplied: boolean, storeWritable: boolean, workspacesTotal: number, workspacesHealthy: number, workspacesUnreachable: number }, fleet: { host: string, workspaces: Array<{ name: string, root: string, health: { state: HealthState, reason: string | null, since: string } }> }, metrics: { eventsAppendedTotal: number, appendFailuresTotal: number, framesIngestedTotal: number, unknownFramesTotal: number, invalidLinesTotal: number, pollsTotal: number, pollFailuresTotal: number, ingestGapsTotal: number, ingestCommitFailuresTotal: number, activeAttaches: number, ingestLagBytes: number, busSubscribers: number, busDroppedTotal: number } };
+export type StatusQuery = { version: string, readiness: { ready: boolean, migrationsApplied: boolean, storeWritable: boolean, workspacesTotal: number, workspacesHealthy: number, workspacesUnreachable: number }, fleet: { host: string }, workspaces: Array<{ name: string, root: string, health: { state: HealthState, reason: string | null, since: string } }>, metrics: { eventsAppendedTotal: number, appendFailuresTotal: number, framesIngestedTotal: number, unknownFramesTotal: number, invalidLinesTotal: number, pollsTotal: number, pollFailuresTotal: number, ingestGapsTotal: number, ingestCommitFailuresTotal: number, activeAttaches: number, ingestLagBytes: number, busSubscribers: number, busDroppedTotal: number } | null };
 
 export type AgentStatusesQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -556,7 +651,61 @@ export type AgentStatusesQueryVariables = Exact<{
 }>;
 
 
-export type AgentStatusesQuery = { agents: { edges: Array<{ node: { status: AgentStatus, workspace: { name: string } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type AgentStatusesQuery = { agents: { edges: Array<{ node: { status: AgentStatus, workspace: { name: string } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+
+export type WorkspaceEventsSubscriptionVariables = Exact<{
+  workspace: string;
+  after?: string | null | undefined;
+}>;
+
+
+export type WorkspaceEventsSubscription = { workspaceEvents:
+    | { __typename: 'AgentDiscoveredEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus }
+    | { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
+    | { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason }
+    | { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } }
+    | { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
+    | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
+    | { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: StopReason, stopReasonName: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
+    | { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string }
+    | { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null }
+    | { __typename: 'WorkspaceHealthEvent', state: HealthState, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
+   };
+
+export type FleetEventsSubscriptionVariables = Exact<{
+  filter?: FleetEventFilter | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type FleetEventsSubscription = { fleetEvents:
+    | { __typename: 'AgentDiscoveredEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus }
+    | { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
+    | { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason }
+    | { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } }
+    | { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
+    | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
+    | { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ToolStartedEvent', turnIndex: number, toolUseId: string, name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'TurnCompletedEvent', turnIndex: number, model: string | null, stopReason: StopReason, stopReasonName: string, ttftMs: number | null, tbtMs: number | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
+    | { __typename: 'TurnStartedEvent', turnIndex: number, messageId: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, turnModel: string }
+    | { __typename: 'WorkerLogEvent', logTail: string | null, logTruncated: boolean, logBytes: number | null, exitCode: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, endStatus: AgentStatus, logReason: string | null }
+    | { __typename: 'WorkspaceHealthEvent', state: HealthState, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, healthReason: string | null }
+   };
 
 export type UsageQueryVariables = Exact<{
   since?: string | null | undefined;
@@ -565,19 +714,19 @@ export type UsageQueryVariables = Exact<{
 }>;
 
 
-export type UsageQuery = { usage: Array<{ workspace: string | null, model: string | null, day: string | null, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number, estimatedCostUsd: number, unpricedTurns: number, turns: number, outcomes: { done: number, failed: number, killed: number, crashed: number } }> };
+export type UsageQuery = { usage: Array<{ workspace: string | null, model: string | null, day: string | null, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number, estimatedCostUsd: number, unpricedTurns: number, turns: number, outcomes: { done: number, failed: number, killed: number, crashed: number } }> | null };
 
 export type WorkspacesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WorkspacesQuery = { workspaces: Array<{ name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null }> };
+export type WorkspacesQuery = { workspaces: Array<{ id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null }> };
 
 export type WorkspaceQueryVariables = Exact<{
   name: string;
 }>;
 
 
-export type WorkspaceQuery = { workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } | null };
+export type WorkspaceQuery = { workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } | null };
 
 export type AddWorkspaceMutationVariables = Exact<{
   name: string;
@@ -587,18 +736,12 @@ export type AddWorkspaceMutationVariables = Exact<{
 
 
 export type AddWorkspaceMutation = { addWorkspace:
-    | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
+    | { __typename: 'ConflictError', code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type RemoveWorkspaceMutationVariables = Exact<{
@@ -607,18 +750,11 @@ export type RemoveWorkspaceMutationVariables = Exact<{
 
 
 export type RemoveWorkspaceMutation = { removeWorkspace:
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'RemoveWorkspacePayload', name: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'RemoveWorkspacePayload', workspace: { name: string } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export type UpdateWorkspaceConfigMutationVariables = Exact<{
@@ -629,18 +765,16 @@ export type UpdateWorkspaceConfigMutationVariables = Exact<{
 
 
 export type UpdateWorkspaceConfigMutation = { updateWorkspaceConfig:
-    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ConflictError', code: string, message: string }
-    | { __typename: 'DaemonRefusedError', code: string, message: string }
-    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: string, message: string }
-    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: string, message: string }
-    | { __typename: 'InvalidStateError', status: string | null, code: string, message: string }
-    | { __typename: 'NotFoundError', entity: string, id: string, code: string, message: string }
-    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: string, message: string }
-    | { __typename: 'UnauthenticatedError', code: string, message: string }
-    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: string, message: string }
-    | { __typename: 'UpdateWorkspaceConfigPayload', applied: boolean, pendingOn: Array<string>, orphaned: Array<string>, workspace: { name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
-    | { __typename: 'ValidationError', code: string, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'UpdateWorkspaceConfigPayload', applied: boolean, pendingOn: Array<string>, orphaned: Array<string>, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
 export class TypedDocumentString<TResult, TVariables>
@@ -664,6 +798,7 @@ export class TypedDocumentString<TResult, TVariables>
 export const TokenFieldsFragmentDoc = new TypedDocumentString(`
     fragment TokenFields on ApiToken {
   id
+  tokenId
   name
   role
   workspaces
@@ -683,7 +818,7 @@ export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -723,14 +858,15 @@ export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
     `, {"fragmentName":"ErrorFields"}) as unknown as TypedDocumentString<ErrorFieldsFragment, unknown>;
 export const TokenUsageFieldsFragmentDoc = new TypedDocumentString(`
     fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
     `, {"fragmentName":"TokenUsageFields"}) as unknown as TypedDocumentString<TokenUsageFieldsFragment, unknown>;
 export const AgentSummaryFragmentDoc = new TypedDocumentString(`
     fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -746,16 +882,17 @@ export const AgentSummaryFragmentDoc = new TypedDocumentString(`
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
   }
 }
     fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }`, {"fragmentName":"AgentSummary"}) as unknown as TypedDocumentString<AgentSummaryFragment, unknown>;
 export const ProviderConfigFieldsFragmentDoc = new TypedDocumentString(`
     fragment ProviderConfigFields on ProviderConfig {
@@ -772,6 +909,7 @@ export const ProviderConfigFieldsFragmentDoc = new TypedDocumentString(`
     `, {"fragmentName":"ProviderConfigFields"}) as unknown as TypedDocumentString<ProviderConfigFieldsFragment, unknown>;
 export const WorkspaceSummaryFragmentDoc = new TypedDocumentString(`
     fragment WorkspaceSummary on Workspace {
+  id
   name
   root
   registered
@@ -802,6 +940,7 @@ export const WorkspaceSummaryFragmentDoc = new TypedDocumentString(`
 export const TimelineEventFragmentDoc = new TypedDocumentString(`
     fragment TimelineEvent on FleetEvent {
   __typename
+  id
   seq
   cursor
   ts
@@ -810,7 +949,17 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
   agentId
   ... on AgentSpawnedEvent {
     name
-    spec
+    spec {
+      prompt
+      model
+      provider
+      toolAllowlist
+      source
+      label
+      frontmatterPath
+      isolated
+      interactive
+    }
   }
   ... on AgentDiscoveredEvent {
     name
@@ -851,6 +1000,7 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
     turnIndex
     model
     stopReason
+    stopReasonName
     ttftMs
     tbtMs
     estimatedCostUsd
@@ -860,6 +1010,7 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
   }
   ... on AgentFinishedEvent {
     outcome
+    outcomeName
     outcomeDetail: detail
     turns
     model
@@ -879,7 +1030,7 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
     reason
   }
   ... on AgentGoneEvent {
-    reason
+    goneReason: reason
     replacedBy
   }
   ... on IngestGapEvent {
@@ -902,15 +1053,15 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
     exitCode
     logReason: reason
   }
-  ... on Gap {
+  ... on GapEvent {
     gapReason: reason
   }
 }
     fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }`, {"fragmentName":"TimelineEvent"}) as unknown as TypedDocumentString<TimelineEventFragment, unknown>;
 export const AgentsDocument = new TypedDocumentString(`
     query Agents($filter: AgentFilter, $first: Int, $after: String) {
@@ -928,12 +1079,13 @@ export const AgentsDocument = new TypedDocumentString(`
   }
 }
     fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -949,6 +1101,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -982,12 +1135,13 @@ export const AgentDocument = new TypedDocumentString(`
   }
 }
     fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -1003,6 +1157,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -1027,7 +1182,7 @@ export const SpawnAgentDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1065,12 +1220,13 @@ export const SpawnAgentDocument = new TypedDocumentString(`
   }
 }
 fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -1086,6 +1242,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -1093,9 +1250,9 @@ fragment AgentSummary on Agent {
 }`) as unknown as TypedDocumentString<SpawnAgentMutation, SpawnAgentMutationVariables>;
 export const KillAgentDocument = new TypedDocumentString(`
     mutation KillAgent($agentId: String!) {
-  killAgent(agentId: $agentId) {
+  killAgent(input: {agentId: $agentId}) {
     __typename
-    ... on AgentPayload {
+    ... on KillAgentPayload {
       agent {
         ...AgentSummary
       }
@@ -1109,7 +1266,7 @@ export const KillAgentDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1147,12 +1304,13 @@ export const KillAgentDocument = new TypedDocumentString(`
   }
 }
 fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -1168,6 +1326,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -1175,9 +1334,9 @@ fragment AgentSummary on Agent {
 }`) as unknown as TypedDocumentString<KillAgentMutation, KillAgentMutationVariables>;
 export const RespawnAgentDocument = new TypedDocumentString(`
     mutation RespawnAgent($agentId: String!, $force: Boolean) {
-  respawnAgent(agentId: $agentId, force: $force) {
+  respawnAgent(input: {agentId: $agentId, force: $force}) {
     __typename
-    ... on AgentPayload {
+    ... on RespawnAgentPayload {
       agent {
         ...AgentSummary
       }
@@ -1191,7 +1350,7 @@ export const RespawnAgentDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1229,12 +1388,13 @@ export const RespawnAgentDocument = new TypedDocumentString(`
   }
 }
 fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -1250,6 +1410,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -1257,7 +1418,7 @@ fragment AgentSummary on Agent {
 }`) as unknown as TypedDocumentString<RespawnAgentMutation, RespawnAgentMutationVariables>;
 export const RemoveAgentDocument = new TypedDocumentString(`
     mutation RemoveAgent($agentId: String!, $force: Boolean) {
-  removeAgent(agentId: $agentId, force: $force) {
+  removeAgent(input: {agentId: $agentId, force: $force}) {
     __typename
     ... on RemoveAgentPayload {
       agent {
@@ -1273,7 +1434,7 @@ export const RemoveAgentDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1311,12 +1472,13 @@ export const RemoveAgentDocument = new TypedDocumentString(`
   }
 }
 fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -1332,6 +1494,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -1339,7 +1502,7 @@ fragment AgentSummary on Agent {
 }`) as unknown as TypedDocumentString<RemoveAgentMutation, RemoveAgentMutationVariables>;
 export const DrainAgentDocument = new TypedDocumentString(`
     mutation DrainAgent($agentId: String!, $timeoutMs: Int) {
-  drainAgent(agentId: $agentId, timeoutMs: $timeoutMs) {
+  drainAgent(input: {agentId: $agentId, timeoutMs: $timeoutMs}) {
     __typename
     ... on DrainAgentPayload {
       killed
@@ -1356,7 +1519,7 @@ export const DrainAgentDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1394,12 +1557,13 @@ export const DrainAgentDocument = new TypedDocumentString(`
   }
 }
 fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -1415,6 +1579,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -1422,9 +1587,9 @@ fragment AgentSummary on Agent {
 }`) as unknown as TypedDocumentString<DrainAgentMutation, DrainAgentMutationVariables>;
 export const SendAgentInputDocument = new TypedDocumentString(`
     mutation SendAgentInput($agentId: String!, $text: String!) {
-  sendAgentInput(agentId: $agentId, text: $text) {
+  sendAgentInput(input: {agentId: $agentId, text: $text}) {
     __typename
-    ... on AgentPayload {
+    ... on SendAgentInputPayload {
       agent {
         ...AgentSummary
       }
@@ -1438,7 +1603,7 @@ export const SendAgentInputDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1476,12 +1641,13 @@ export const SendAgentInputDocument = new TypedDocumentString(`
   }
 }
 fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -1497,6 +1663,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -1504,9 +1671,9 @@ fragment AgentSummary on Agent {
 }`) as unknown as TypedDocumentString<SendAgentInputMutation, SendAgentInputMutationVariables>;
 export const EndAgentInputDocument = new TypedDocumentString(`
     mutation EndAgentInput($agentId: String!) {
-  endAgentInput(agentId: $agentId) {
+  endAgentInput(input: {agentId: $agentId}) {
     __typename
-    ... on AgentPayload {
+    ... on EndAgentInputPayload {
       agent {
         ...AgentSummary
       }
@@ -1520,7 +1687,7 @@ export const EndAgentInputDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1558,12 +1725,13 @@ export const EndAgentInputDocument = new TypedDocumentString(`
   }
 }
 fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment AgentSummary on Agent {
+  id
   agentId
   name
   workspace {
@@ -1579,6 +1747,7 @@ fragment AgentSummary on Agent {
   goneAt
   turns
   outcome
+  outcomeName
   estimatedCostUsd
   usage {
     ...TokenUsageFields
@@ -1604,6 +1773,7 @@ export const TokensDocument = new TypedDocumentString(`
 }
     fragment TokenFields on ApiToken {
   id
+  tokenId
   name
   role
   workspaces
@@ -1630,6 +1800,7 @@ export const CreateTokenDocument = new TypedDocumentString(`
 }
     fragment TokenFields on ApiToken {
   id
+  tokenId
   name
   role
   workspaces
@@ -1647,7 +1818,7 @@ fragment ErrorFields on Error {
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1686,7 +1857,7 @@ fragment ErrorFields on Error {
 }`) as unknown as TypedDocumentString<CreateTokenMutation, CreateTokenMutationVariables>;
 export const RevokeTokenDocument = new TypedDocumentString(`
     mutation RevokeToken($token: String!) {
-  revokeToken(token: $token) {
+  revokeToken(input: {token: $token}) {
     __typename
     ... on RevokeTokenPayload {
       token {
@@ -1698,6 +1869,7 @@ export const RevokeTokenDocument = new TypedDocumentString(`
 }
     fragment TokenFields on ApiToken {
   id
+  tokenId
   name
   role
   workspaces
@@ -1715,7 +1887,7 @@ fragment ErrorFields on Error {
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -1755,10 +1927,12 @@ fragment ErrorFields on Error {
 export const AuditLogDocument = new TypedDocumentString(`
     query AuditLog($filter: AuditFilter, $first: Int, $after: String) {
   auditLog(filter: $filter, first: $first, after: $after) {
+    totalCount
     edges {
       cursor
       node {
         id
+        position
         ts
         tokenName
         tokenId
@@ -1782,7 +1956,12 @@ export const AuditLogDocument = new TypedDocumentString(`
     `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
 export const AgentEventsPageDocument = new TypedDocumentString(`
     query AgentEventsPage($agentId: String!, $after: String, $first: Int, $kinds: [EventKind!]) {
-  events(agentId: $agentId, after: $after, first: $first, kinds: $kinds) {
+  events(
+    of: {agentId: $agentId}
+    after: $after
+    first: $first
+    filter: {kinds: $kinds}
+  ) {
     nodes {
       ...TimelineEvent
     }
@@ -1793,13 +1972,14 @@ export const AgentEventsPageDocument = new TypedDocumentString(`
   }
 }
     fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment TimelineEvent on FleetEvent {
   __typename
+  id
   seq
   cursor
   ts
@@ -1808,7 +1988,17 @@ fragment TimelineEvent on FleetEvent {
   agentId
   ... on AgentSpawnedEvent {
     name
-    spec
+    spec {
+      prompt
+      model
+      provider
+      toolAllowlist
+      source
+      label
+      frontmatterPath
+      isolated
+      interactive
+    }
   }
   ... on AgentDiscoveredEvent {
     name
@@ -1849,6 +2039,7 @@ fragment TimelineEvent on FleetEvent {
     turnIndex
     model
     stopReason
+    stopReasonName
     ttftMs
     tbtMs
     estimatedCostUsd
@@ -1858,6 +2049,7 @@ fragment TimelineEvent on FleetEvent {
   }
   ... on AgentFinishedEvent {
     outcome
+    outcomeName
     outcomeDetail: detail
     turns
     model
@@ -1877,7 +2069,7 @@ fragment TimelineEvent on FleetEvent {
     reason
   }
   ... on AgentGoneEvent {
-    reason
+    goneReason: reason
     replacedBy
   }
   ... on IngestGapEvent {
@@ -1900,7 +2092,7 @@ fragment TimelineEvent on FleetEvent {
     exitCode
     logReason: reason
   }
-  ... on Gap {
+  ... on GapEvent {
     gapReason: reason
   }
 }`) as unknown as TypedDocumentString<AgentEventsPageQuery, AgentEventsPageQueryVariables>;
@@ -1911,13 +2103,14 @@ export const AgentEventsDocument = new TypedDocumentString(`
   }
 }
     fragment TokenUsageFields on TokenUsage {
-  input
-  output
-  cacheRead
-  cacheCreation
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
 }
 fragment TimelineEvent on FleetEvent {
   __typename
+  id
   seq
   cursor
   ts
@@ -1926,7 +2119,17 @@ fragment TimelineEvent on FleetEvent {
   agentId
   ... on AgentSpawnedEvent {
     name
-    spec
+    spec {
+      prompt
+      model
+      provider
+      toolAllowlist
+      source
+      label
+      frontmatterPath
+      isolated
+      interactive
+    }
   }
   ... on AgentDiscoveredEvent {
     name
@@ -1967,6 +2170,7 @@ fragment TimelineEvent on FleetEvent {
     turnIndex
     model
     stopReason
+    stopReasonName
     ttftMs
     tbtMs
     estimatedCostUsd
@@ -1976,6 +2180,7 @@ fragment TimelineEvent on FleetEvent {
   }
   ... on AgentFinishedEvent {
     outcome
+    outcomeName
     outcomeDetail: detail
     turns
     model
@@ -1995,7 +2200,7 @@ fragment TimelineEvent on FleetEvent {
     reason
   }
   ... on AgentGoneEvent {
-    reason
+    goneReason: reason
     replacedBy
   }
   ... on IngestGapEvent {
@@ -2018,7 +2223,7 @@ fragment TimelineEvent on FleetEvent {
     exitCode
     logReason: reason
   }
-  ... on Gap {
+  ... on GapEvent {
     gapReason: reason
   }
 }`) as unknown as TypedDocumentString<AgentEventsSubscription, AgentEventsSubscriptionVariables>;
@@ -2035,14 +2240,14 @@ export const StatusDocument = new TypedDocumentString(`
   }
   fleet {
     host
-    workspaces {
-      name
-      root
-      health {
-        state
-        reason
-        since
-      }
+  }
+  workspaces {
+    name
+    root
+    health {
+      state
+      reason
+      since
     }
   }
   metrics {
@@ -2080,6 +2285,268 @@ export const AgentStatusesDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<AgentStatusesQuery, AgentStatusesQueryVariables>;
+export const WorkspaceEventsDocument = new TypedDocumentString(`
+    subscription WorkspaceEvents($workspace: String!, $after: String) {
+  workspaceEvents(workspace: $workspace, after: $after) {
+    ...TimelineEvent
+  }
+}
+    fragment TokenUsageFields on TokenUsage {
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
+}
+fragment TimelineEvent on FleetEvent {
+  __typename
+  id
+  seq
+  cursor
+  ts
+  streamKey
+  workspace
+  agentId
+  ... on AgentSpawnedEvent {
+    name
+    spec {
+      prompt
+      model
+      provider
+      toolAllowlist
+      source
+      label
+      frontmatterPath
+      isolated
+      interactive
+    }
+  }
+  ... on AgentDiscoveredEvent {
+    name
+    discoveredStatus: status
+  }
+  ... on StatusChangedEvent {
+    from
+    to
+  }
+  ... on TurnStartedEvent {
+    turnIndex
+    turnModel: model
+    messageId
+  }
+  ... on OutputEvent {
+    turnIndex
+    blockIndex
+    stream
+    text
+  }
+  ... on ToolStartedEvent {
+    turnIndex
+    toolUseId
+    name
+  }
+  ... on ToolFinishedEvent {
+    turnIndex
+    toolUseId
+    name
+    ok
+    input
+    inputRaw
+    resultText
+    truncated
+    durationMs
+  }
+  ... on TurnCompletedEvent {
+    turnIndex
+    model
+    stopReason
+    stopReasonName
+    ttftMs
+    tbtMs
+    estimatedCostUsd
+    usage {
+      ...TokenUsageFields
+    }
+  }
+  ... on AgentFinishedEvent {
+    outcome
+    outcomeName
+    outcomeDetail: detail
+    turns
+    model
+    estimatedCostUsd
+    usage {
+      ...TokenUsageFields
+    }
+  }
+  ... on InputSentEvent {
+    text
+  }
+  ... on InputEndedEvent {
+    ended
+  }
+  ... on InputFailedEvent {
+    undeliveredText: text
+    reason
+  }
+  ... on AgentGoneEvent {
+    goneReason: reason
+    replacedBy
+  }
+  ... on IngestGapEvent {
+    detail
+    missedLines
+  }
+  ... on StorePersistFailedEvent {
+    detail
+    lostSeq
+  }
+  ... on WorkspaceHealthEvent {
+    state
+    healthReason: reason
+  }
+  ... on WorkerLogEvent {
+    endStatus: status
+    logTail
+    logTruncated
+    logBytes
+    exitCode
+    logReason: reason
+  }
+  ... on GapEvent {
+    gapReason: reason
+  }
+}`) as unknown as TypedDocumentString<WorkspaceEventsSubscription, WorkspaceEventsSubscriptionVariables>;
+export const FleetEventsDocument = new TypedDocumentString(`
+    subscription FleetEvents($filter: FleetEventFilter, $after: String) {
+  fleetEvents(filter: $filter, after: $after) {
+    ...TimelineEvent
+  }
+}
+    fragment TokenUsageFields on TokenUsage {
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
+}
+fragment TimelineEvent on FleetEvent {
+  __typename
+  id
+  seq
+  cursor
+  ts
+  streamKey
+  workspace
+  agentId
+  ... on AgentSpawnedEvent {
+    name
+    spec {
+      prompt
+      model
+      provider
+      toolAllowlist
+      source
+      label
+      frontmatterPath
+      isolated
+      interactive
+    }
+  }
+  ... on AgentDiscoveredEvent {
+    name
+    discoveredStatus: status
+  }
+  ... on StatusChangedEvent {
+    from
+    to
+  }
+  ... on TurnStartedEvent {
+    turnIndex
+    turnModel: model
+    messageId
+  }
+  ... on OutputEvent {
+    turnIndex
+    blockIndex
+    stream
+    text
+  }
+  ... on ToolStartedEvent {
+    turnIndex
+    toolUseId
+    name
+  }
+  ... on ToolFinishedEvent {
+    turnIndex
+    toolUseId
+    name
+    ok
+    input
+    inputRaw
+    resultText
+    truncated
+    durationMs
+  }
+  ... on TurnCompletedEvent {
+    turnIndex
+    model
+    stopReason
+    stopReasonName
+    ttftMs
+    tbtMs
+    estimatedCostUsd
+    usage {
+      ...TokenUsageFields
+    }
+  }
+  ... on AgentFinishedEvent {
+    outcome
+    outcomeName
+    outcomeDetail: detail
+    turns
+    model
+    estimatedCostUsd
+    usage {
+      ...TokenUsageFields
+    }
+  }
+  ... on InputSentEvent {
+    text
+  }
+  ... on InputEndedEvent {
+    ended
+  }
+  ... on InputFailedEvent {
+    undeliveredText: text
+    reason
+  }
+  ... on AgentGoneEvent {
+    goneReason: reason
+    replacedBy
+  }
+  ... on IngestGapEvent {
+    detail
+    missedLines
+  }
+  ... on StorePersistFailedEvent {
+    detail
+    lostSeq
+  }
+  ... on WorkspaceHealthEvent {
+    state
+    healthReason: reason
+  }
+  ... on WorkerLogEvent {
+    endStatus: status
+    logTail
+    logTruncated
+    logBytes
+    exitCode
+    logReason: reason
+  }
+  ... on GapEvent {
+    gapReason: reason
+  }
+}`) as unknown as TypedDocumentString<FleetEventsSubscription, FleetEventsSubscriptionVariables>;
 export const UsageDocument = new TypedDocumentString(`
     query Usage($since: DateTime, $until: DateTime, $groupBy: [UsageGroupBy!]) {
   usage(since: $since, until: $until, groupBy: $groupBy) {
@@ -2120,6 +2587,7 @@ export const WorkspacesDocument = new TypedDocumentString(`
   }
 }
 fragment WorkspaceSummary on Workspace {
+  id
   name
   root
   registered
@@ -2154,6 +2622,7 @@ export const WorkspaceDocument = new TypedDocumentString(`
   }
 }
 fragment WorkspaceSummary on Workspace {
+  id
   name
   root
   registered
@@ -2172,7 +2641,7 @@ fragment WorkspaceSummary on Workspace {
 }`) as unknown as TypedDocumentString<WorkspaceQuery, WorkspaceQueryVariables>;
 export const AddWorkspaceDocument = new TypedDocumentString(`
     mutation AddWorkspace($name: String!, $root: String!, $config: ProviderConfigInput) {
-  addWorkspace(name: $name, root: $root, config: $config) {
+  addWorkspace(input: {name: $name, root: $root, config: $config}) {
     __typename
     ... on AddWorkspacePayload {
       created
@@ -2189,7 +2658,7 @@ export const AddWorkspaceDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -2238,6 +2707,7 @@ fragment ProviderConfigFields on ProviderConfig {
   }
 }
 fragment WorkspaceSummary on Workspace {
+  id
   name
   root
   registered
@@ -2256,10 +2726,12 @@ fragment WorkspaceSummary on Workspace {
 }`) as unknown as TypedDocumentString<AddWorkspaceMutation, AddWorkspaceMutationVariables>;
 export const RemoveWorkspaceDocument = new TypedDocumentString(`
     mutation RemoveWorkspace($name: String!) {
-  removeWorkspace(name: $name) {
+  removeWorkspace(input: {workspace: $name}) {
     __typename
     ... on RemoveWorkspacePayload {
-      name
+      workspace {
+        name
+      }
     }
     ...ErrorFields
   }
@@ -2270,7 +2742,7 @@ export const RemoveWorkspaceDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -2309,7 +2781,7 @@ export const RemoveWorkspaceDocument = new TypedDocumentString(`
 }`) as unknown as TypedDocumentString<RemoveWorkspaceMutation, RemoveWorkspaceMutationVariables>;
 export const UpdateWorkspaceConfigDocument = new TypedDocumentString(`
     mutation UpdateWorkspaceConfig($name: String!, $config: ProviderConfigInput!, $force: Boolean) {
-  updateWorkspaceConfig(name: $name, config: $config, force: $force) {
+  updateWorkspaceConfig(input: {workspace: $name, config: $config, force: $force}) {
     __typename
     ... on UpdateWorkspaceConfigPayload {
       applied
@@ -2328,7 +2800,7 @@ export const UpdateWorkspaceConfigDocument = new TypedDocumentString(`
   message
   ... on NotFoundError {
     entity
-    id
+    key
   }
   ... on InvalidStateError {
     status
@@ -2377,6 +2849,7 @@ fragment ProviderConfigFields on ProviderConfig {
   }
 }
 fragment WorkspaceSummary on Workspace {
+  id
   name
   root
   registered

@@ -1,0 +1,32 @@
+/**
+ * The one rule of every connection's page arguments (Relay cursor connections): `first` and
+ * `last` are whole numbers in 0..{@link PAGE}.max (0 = an empty page that still has its
+ * pageInfo and totalCount), and not both at once. A violation is a ValidationError, which reaches
+ * the client as BAD_USER_INPUT with the offending argument in `fieldErrors`.
+ */
+import { z } from "zod";
+import { PAGE } from "./builder.js";
+
+const size = z
+  .number()
+  .int()
+  .min(0, "must be 0 or more")
+  .max(PAGE.max, `must be at most ${PAGE.max}`)
+  .nullish();
+
+/** Field-level `validate` of every connection field (other arguments pass through untouched). */
+export const PAGE_ARGS = z
+  .looseObject({ first: size, last: size })
+  .refine((a) => a.first == null || a.last == null, {
+    message: "give first (with after) or last (with before), not both",
+    path: ["last"],
+  });
+
+/**
+ * The `totalCount` of a Prisma connection result: Pothos passes it as a number (relation
+ * connections) or as a function counting on demand (root connections with a `totalCount` option).
+ */
+export async function connectionTotal(connection: object): Promise<number> {
+  const total = (connection as { totalCount?: number | (() => number | Promise<number>) }).totalCount;
+  return typeof total === "function" ? await total() : (total ?? 0);
+}
