@@ -75,7 +75,7 @@ try {
   }
 }
 
-/** @type {{ numPassedTests?: number, numFailedTests?: number, numRuntimeErrorTestSuites?: number, numPendingTests?: number, testResults?: { name: string, status?: string, message?: string, assertionResults?: { status: string, fullName: string }[] }[] } | null} */
+/** @type {{ success?: boolean, numPassedTests?: number, numFailedTests?: number, numRuntimeErrorTestSuites?: number, numPendingTests?: number, testResults?: { name: string, status?: string, message?: string, assertionResults?: { status: string, fullName: string }[] }[] } | null} */
 let json = null;
 try {
   json = JSON.parse(fs.readFileSync(report, "utf8"));
@@ -100,7 +100,9 @@ if (failedNames.length) {
 }
 const passed = json.numPassedTests ?? 0;
 // A test file that could not even load counts as one failure (as in scripts/ci-summary.mjs).
-const failed = (json.numFailedTests ?? 0) + (json.numRuntimeErrorTestSuites ?? 0);
+// So does a run vitest marks unsuccessful for an unhandled error outside any test.
+const reported = (json.numFailedTests ?? 0) + (json.numRuntimeErrorTestSuites ?? 0);
+const failed = reported + (json.success === false && reported === 0 ? 1 : 0);
 if (failed > 0 || passed === 0) status = 1;
 say(`finished in ${elapsed()}; report ${path.relative(process.cwd(), report)}`);
 console.log(

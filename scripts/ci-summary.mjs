@@ -21,7 +21,9 @@ for (const file of files) {
   }
   passed += report.numPassedTests ?? 0;
   if (!report.numPassedTests) bad = true;
-  failed += (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0);
+  const reported = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0);
+  // Vitest marks a run with unhandled errors (outside any test) unsuccessful: one failure more.
+  failed += reported + (report.success === false && reported === 0 ? 1 : 0);
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 }
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

@@ -14,7 +14,11 @@
  * leaves to its host:
  * - A stream belongs to the API token that reserved it: a request with its stream token but
  *   another API token is answered as if the stream did not exist (404). Stream tokens are random
- *   UUIDs chosen by the gateway (a `PUT` naming its own token is refused).
+ *   UUIDs chosen by the gateway: every `PUT` reserves a new one, answered in its body, whatever
+ *   stream token it carries. (graphql-sse's client writes the token it was given into its
+ *   `headers` object, so when its stream is gone its next `PUT`, a reconnect, carries that stale
+ *   token; graphql-sse's own handler then registers a stream under it again. Refusing that `PUT`
+ *   would leave the client unable to reconnect; a token the client names is never registered.)
  * - Reservations not opened yet are capped ({@link MAX_RESERVATIONS} in all,
  *   {@link MAX_RESERVATIONS_PER_TOKEN} per API token; 503 beyond) and dropped after
  *   {@link RESERVATION_TTL_MS} (graphql-sse would keep them forever). Operations may only be
@@ -182,14 +186,8 @@ export function graphqlSsePlugins(opts: GraphqlSseOptions): Plugin[] {
         "CSRF protection: a request authenticated by the session cookie must carry the x-prospero-csrf header",
       );
     }
-    if (token === null) {
-      if (req.method !== "PUT") {
-        return refusal(
-          400,
-          "BAD_REQUEST",
-          `${GRAPHQL_STREAM_PATH} serves graphql-sse's single connection mode: reserve a stream with PUT first. Its distinct connections mode (one event stream per operation) is served at /graphql.`,
-        );
-      }
+    if (req.method === "PUT") {
+      // A new reservation, whatever stream token the request carries (see the module comment).
       let pending = 0;
       let mine = 0;
       for (const s of streams.values()) {
@@ -211,19 +209,19 @@ export function graphqlSsePlugins(opts: GraphqlSseOptions): Plugin[] {
       streams.set(created, { owner: principal.tokenId, res: null, ops: 0, drained: null, timer });
       return created;
     }
+    if (token === null) {
+      return refusal(
+        400,
+        "BAD_REQUEST",
+        `${GRAPHQL_STREAM_PATH} serves graphql-sse's single connection mode: reserve a stream with PUT first. Its distinct connections mode (one event stream per operation) is served at /graphql.`,
+      );
+    }
     const s = streams.get(token);
     if (!s || s.owner !== principal.tokenId) {
       return refusal(
         404,
         "NOT_FOUND",
         "no such event stream (expired, closed, or reserved with another token)",
-      );
-    }
-    if (req.method === "PUT") {
-      return refusal(
-        409,
-        "CONFLICT",
-        "the stream is already reserved; PUT without a stream token reserves a new one",
       );
     }
     if (req.method !== "DELETE" && req.headers.get("accept") !== "text/event-stream" && s.res === null) {

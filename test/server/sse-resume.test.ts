@@ -324,6 +324,48 @@ describe("graphql-sse's single connection mode at /graphql/stream", () => {
     return c;
   }
 
+  it("the same client resubscribes after its stream is cut by the network (its next PUT carries the dead stream token): resumes after the last cursor, every event once", async () => {
+    h = await startAppHarness();
+    const proxy = await startTcpProxy(h.app.gateway.port);
+    onCleanup(() => proxy.close());
+    const id = "c9c9c9c9c9c9";
+    await agentWithEvents(h, id, 5);
+    // One headers object, as most callers write it: graphql-sse's client stores the stream token in it.
+    const c = streamClient(proxy.url, h.token);
+    const got: Item[] = [];
+    const subscribe = (after: string | null) =>
+      new Promise<"complete" | "error">((resolve) => {
+        c.subscribe(
+          { query: AGENT_EVENTS, variables: { id, after } },
+          {
+            next: (r) => void got.push((r.data as { agentEvents: Item }).agentEvents),
+            complete: () => resolve("complete"),
+            error: () => resolve("error"),
+          },
+        );
+      });
+    const first = subscribe(null);
+    await waitFor(() => got.length === 5, 5_000, "history");
+    await output(h, id, 5, 2); // live
+    await waitFor(() => got.length === 7, 5_000, "live");
+    expect(proxy.cut()).toBeGreaterThan(0);
+    expect(await first).toBe("error");
+    await output(h, id, 7, 3); // while the client is away
+    const second = subscribe(got.at(-1)!.cursor);
+    await waitFor(() => got.length === 10, 5_000, "resumed");
+    await h.app.store.append([
+      {
+        kind: "status_changed",
+        payload: { from: "running", to: "done" },
+        workspace: "demo",
+        agentId: id,
+        tsMs: Date.now(),
+      },
+    ]);
+    expect(await second).toBe("complete");
+    expect(got.map((i) => i.seq)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+  });
+
   it("several subscriptions and a query share one event stream; each completes on its own", async () => {
     h = await startAppHarness();
     await agentWithEvents(h, "c1c1c1c1c1c1", 3, "done");
@@ -438,12 +480,17 @@ describe("graphql-sse's single connection mode at /graphql/stream", () => {
     const hijack = theirs.open(stream);
     await hijack.done;
     expect(hijack.status).toBe(404);
-    // A reservation under a token the client chose is refused, and registers nothing.
+    // A PUT carrying a stream token (graphql-sse's client re-sends its last one when it reconnects)
+    // reserves a new stream under a token of the gateway's; the token it named registers nothing.
     const chosen = await fetch(`${h.url}/graphql/stream`, {
       method: "PUT",
       headers: { authorization: `Bearer ${h.token}`, "x-graphql-event-stream-token": "my-own-token" },
     });
-    expect(chosen.status).toBe(404);
+    expect(chosen.status).toBe(201);
+    expect(await chosen.text()).toMatch(/^[0-9a-f-]{36}$/);
+    const named = mine.open("my-own-token");
+    await named.done;
+    expect(named.status).toBe(404);
     // The owner's operation runs on the stream.
     expect((await mine.post(stream, "3", AGENT_EVENTS, { id: "c3c3c3c3c3c3" })).status).toBe(202);
     await waitFor(() => opItems(open.text, "3").length === 2, 5_000, "results");
