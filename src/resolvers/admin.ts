@@ -13,7 +13,7 @@ import { ApiTokenRef, AuditEntryConnectionRef, ViewerRef } from "../schema/auth.
 import type { TokenRecord } from "../auth/tokens.js";
 import { TOKEN_NAME, TOKEN_PREFIX } from "../auth/tokens.js";
 import { Conflict, NotFound } from "../errors.js";
-import { PAGE_ARGS } from "../schema/connections.js";
+import { prismaCursorArgs } from "../schema/connections.js";
 
 /** Rule of every token and audit field: admin, not limited to workspaces. */
 const FLEET_ADMIN = { role: "admin", allWorkspaces: true } as const;
@@ -81,7 +81,7 @@ builder.queryFields((t) => ({
       type: "AuditEntry",
       cursor: "id",
       nullable: true,
-      validate: PAGE_ARGS,
+      validate: prismaCursorArgs("int"),
       totalCount: (_r, args, ctx) => ctx.prisma.auditEntry.count({ where: auditWhere(args.filter) }),
       description:
         "The audit log, newest first: every mutation call and every denied attempt. Admin role, not limited to workspaces.",

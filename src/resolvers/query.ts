@@ -8,7 +8,7 @@
 import os from "node:os";
 import { z } from "zod";
 import { builder } from "../schema/builder.js";
-import { PAGE_ARGS } from "../schema/connections.js";
+import { PAGE_ARGS, agentOfCursor, prismaCursorArgs } from "../schema/connections.js";
 import { UsageGroupByEnum } from "../schema/enums.js";
 import { EventConnectionRef, EventFilterRef, resolveEventPage } from "../schema/events.js";
 import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "../schema/agent.js";
@@ -17,7 +17,7 @@ import { aggregateUsage } from "../store/usage.js";
 import type { FleetMetrics } from "../fleet/metrics.js";
 import { visibleWorkspaces } from "../auth/roles.js";
 import type { GraphQLContext } from "../schema/context.js";
-import { NotFound } from "../errors.js";
+import { NotFound, ValidationFailed } from "../errors.js";
 
 /** Prisma `where` limiting rows to the workspaces the principal may see (empty = no limit). */
 export function visibleWhere(ctx: GraphQLContext, column = "workspace"): Record<string, unknown> {
@@ -137,16 +137,29 @@ builder.queryFields((t) => ({
         "Runs, newest first, across the fleet — including ones caliband no longer lists. Viewer role; only the token's workspaces. Null (with an error) when an argument is bad.",
       authScopes: { role: "viewer" },
       args: { filter: t.arg({ type: AgentFilterRef, required: false, description: "Which runs." }) },
-      validate: PAGE_ARGS,
+      validate: prismaCursorArgs("agent"),
       // AND: a filter on another workspace must not widen the token's view.
       totalCount: (_root, args, ctx) =>
         ctx.prisma.agent.count({ where: { AND: [visibleWhere(ctx), agentFilterWhere(args.filter)] } }),
-      resolve: (query, _root, args, ctx) =>
-        ctx.prisma.agent.findMany({
+      resolve: async (query, _root, args, ctx) => {
+        // A cursor is a position only among the runs the token may see: one naming another
+        // workspace's run (or none) is refused alike, so it tells nothing about that run.
+        for (const c of [args.after, args.before]) {
+          if (c == null) continue;
+          const seen = await ctx.prisma.agent.count({
+            where: { AND: [visibleWhere(ctx), { id: agentOfCursor(c) }] },
+          });
+          if (seen === 0)
+            throw new ValidationFailed([
+              { path: [c === args.after ? "after" : "before"], message: "not a cursor of this connection" },
+            ]);
+        }
+        return ctx.prisma.agent.findMany({
           ...query,
           where: { AND: [visibleWhere(ctx), agentFilterWhere(args.filter)] },
           orderBy: [{ startedAt: "desc" }, { id: "asc" }],
-        }),
+        });
+      },
     },
     AgentConnectionRef,
   ),

@@ -43,11 +43,18 @@ export function resumeCursor(ctx: GraphQLContext, after: string | null | undefin
  * The position `cursor` names in stream order (`seq`, agent streams) or commit order (`globalId`,
  * workspace and fleet-wide streams); 0 for null.
  * @throws GraphQLError BAD_USER_INPUT for a cursor this gateway did not issue (also one whose
- *   position is not a safe integer).
+ *   position is not a safe integer), or one of another stream than `streamKey` when given.
  */
-export function positionOf(cursor: string | null, order: "seq" | "globalId"): number {
+export function positionOf(cursor: string | null, order: "seq" | "globalId", streamKey?: string): number {
   if (cursor === null) return 0;
-  const n = decodeCursor(cursor)[order];
+  const decoded = decodeCursor(cursor);
+  // In stream order a cursor is a position only in its own stream (another's would skip events).
+  if (streamKey !== undefined && decoded.streamKey !== streamKey) {
+    throw new GraphQLError("invalid cursor: it is a cursor of another stream", {
+      extensions: { code: "BAD_USER_INPUT" },
+    });
+  }
+  const n = decoded[order];
   if (!Number.isSafeInteger(n)) {
     throw new GraphQLError("invalid cursor", { extensions: { code: "BAD_USER_INPUT" } });
   }

@@ -369,7 +369,7 @@ builder.subscriptionFields((t) => ({
       const row = await ctx.prisma.agent.findUnique({ where: { id: args.agentId } });
       if (!row)
         throw new GraphQLError(`agent not found: ${args.agentId}`, { extensions: { code: "NOT_FOUND" } });
-      const after = positionOf(resumeCursor(ctx, args.after), "seq");
+      const after = positionOf(resumeCursor(ctx, args.after), "seq", args.agentId);
       const cursor = await ctx.prisma.ingestCursor.findUnique({ where: { agentId: args.agentId } });
       const settled = (isTerminal(row.status) && (cursor?.finished ?? true)) || row.goneAt !== null;
       const high = settled ? await ctx.store.highWater(args.agentId) : 0;

@@ -30,3 +30,23 @@ export async function connectionTotal(connection: object): Promise<number> {
   const total = (connection as { totalCount?: number | (() => number | Promise<number>) }).totalCount;
   return typeof total === "function" ? await total() : (total ?? 0);
 }
+
+/**
+ * Validation of a Prisma connection's `after`/`before` cursors: Pothos issues `GPC:<S|N>:<id>`
+ * (base64) for a string or integer id; a cursor of any other shape (another connection's, a
+ * forged one, an integer too big for the database) is a ValidationError (BAD_USER_INPUT), not a
+ * database error. Includes {@link PAGE_ARGS}.
+ */
+export function prismaCursorArgs(id: "agent" | "int") {
+  const shape = id === "agent" ? /^GPC:S:[0-9a-f]{12}$/ : /^GPC:N:[1-9]\d{0,14}$/;
+  const cursor = z
+    .string()
+    .refine((c) => shape.test(Buffer.from(c, "base64").toString("utf8")), "not a cursor of this connection")
+    .nullish();
+  return z.looseObject({ after: cursor, before: cursor }).and(PAGE_ARGS);
+}
+
+/** The agent id of a cursor {@link prismaCursorArgs}("agent") accepted. */
+export function agentOfCursor(cursor: string): string {
+  return Buffer.from(cursor, "base64").toString("utf8").slice("GPC:S:".length);
+}

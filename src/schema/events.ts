@@ -24,6 +24,9 @@ import {
 } from "./enums.js";
 import { AgentSpecRef, specView } from "./spec.js";
 
+/** The stream keys this gateway writes: an agent id, `workspace:<name>` or `fleet` (a regex source). */
+const STREAM_KEY = "[0-9a-f]{12}|workspace:[A-Za-z0-9][A-Za-z0-9._-]{0,63}|fleet";
+
 /** A position in the event log, decoded from an opaque cursor. */
 export interface EventPosition {
   globalId: number;
@@ -41,7 +44,9 @@ export function encodeCursor(e: Pick<FleetEvent, "globalId" | "seq" | "streamKey
  * @throws GraphQLError (BAD_USER_INPUT) for anything that is not a cursor this server issued.
  */
 export function decodeCursor(cursor: string): EventPosition {
-  const m = /^v1:(\d+):(\d+):(.+)$/s.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  const m = new RegExp(`^v1:(\\d{1,15}):(\\d{1,15}):(${STREAM_KEY})$`).exec(
+    Buffer.from(cursor, "base64url").toString("utf8"),
+  );
   if (!m) throw new GraphQLError("invalid cursor", { extensions: { code: "BAD_USER_INPUT" } });
   return { globalId: Number(m[1]), seq: Number(m[2]), streamKey: m[3]! };
 }
@@ -118,9 +123,12 @@ export function eventKey(e: EventItem): string {
   return e.kind === "gap" ? `${e.afterPosition}:gap:${e.streamKey}` : `${e.seq}:${e.streamKey}`;
 }
 
-/** Parse {@link eventKey}'s format; null when it is not one. */
+/**
+ * Parse {@link eventKey}'s format exactly as it is issued (a canonical seq from 1, and a stream key
+ * that is an agent id, `workspace:<name>` or `fleet`); null for anything else.
+ */
 export function parseEventKey(raw: string): { seq: number; streamKey: string } | null {
-  const m = /^(\d{1,15}):(.+)$/s.exec(raw);
+  const m = new RegExp(`^([1-9]\\d{0,14}):(${STREAM_KEY})$`).exec(raw);
   return m ? { seq: Number(m[1]), streamKey: m[2]! } : null;
 }
 
@@ -536,6 +544,12 @@ export async function resolveEventPage(
   const pos = (c: string | null | undefined): number | undefined => {
     if (c == null) return undefined;
     const p = decodeCursor(c);
+    // Another stream's cursor is no position in this one (resuming with it would skip events).
+    if (stream && p.streamKey !== scope.streamKey) {
+      throw new GraphQLError("invalid cursor: it is a cursor of another agent's events", {
+        extensions: { code: "BAD_USER_INPUT" },
+      });
+    }
     return stream ? p.seq : p.globalId;
   };
   const kinds = storedKinds(args.kinds);

@@ -10,7 +10,7 @@ import { discoverSources, type Source } from "../fleet/sources.js";
 import { aggregateUsage, emptyUsageRow } from "../store/usage.js";
 import { builder, registerNode } from "./builder.js";
 import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "./agent.js";
-import { PAGE_ARGS } from "./connections.js";
+import { prismaCursorArgs } from "./connections.js";
 import { memoize } from "./context.js";
 import { HealthStateEnum, ProviderEnum } from "./enums.js";
 import { UsageRowRef } from "./usage.js";
@@ -161,7 +161,7 @@ builder.prismaNode("Workspace", {
         description:
           "Runs of this workspace, newest first (history included unless filter.includeGone is false).",
         args: { filter: t.arg({ type: AgentFilterRef, required: false, description: "Which runs." }) },
-        validate: PAGE_ARGS,
+        validate: prismaCursorArgs("agent"),
         query: (args) => ({
           where: agentFilterWhere(args.filter),
           orderBy: [{ startedAt: "desc" }, { id: "asc" }],

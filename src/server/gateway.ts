@@ -427,9 +427,9 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > MAX_BODY_BYTES) {
-      res
-        .writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" })
-        .end(`request body larger than ${MAX_BODY_BYTES} bytes\n`);
+      graphqlError(res, 413, "PAYLOAD_TOO_LARGE", `request body larger than ${MAX_BODY_BYTES} bytes`, {
+        connection: "close",
+      });
       req.resume();
       return;
     }
@@ -858,7 +858,9 @@ function limitStreamingBody(req: http.IncomingMessage, res: http.ServerResponse)
   req.on("data", (chunk: Buffer) => {
     seen += chunk.length;
     if (seen > MAX_BODY_BYTES && !res.headersSent) {
-      res.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end();
+      graphqlError(res, 413, "PAYLOAD_TOO_LARGE", `request body larger than ${MAX_BODY_BYTES} bytes`, {
+        connection: "close",
+      });
       req.destroy();
     }
   });

@@ -15,7 +15,8 @@
  * ({@link DEFAULT_PAGE_FOR_COST}). So `events(first: 1000)` with a plain selection (a dozen fields a
  * node) costs about 13,000 and passes a 20,000 limit, while the same page of a full timeline
  * selection, or pages nested in pages (`agents(first: 100) { … events(first: 1000) … }`), are
- * refused however their sizes are given.
+ * refused however their sizes are given. `nodes(ids:)` costs like a page of as many items as it
+ * has ids.
  */
 import {
   GraphQLError,
@@ -37,7 +38,7 @@ import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
 import type { GraphQLArmorRejectCallback } from "@escape.tech/graphql-armor-types";
-import { PAGE } from "../schema/builder.js";
+import { MAX_NODE_IDS, PAGE } from "../schema/builder.js";
 
 /**
  * The limits: nesting depth (levels of selection), estimated cost ({@link COST_MODEL}), aliases,
@@ -167,6 +168,21 @@ export function withEffectivePages(args: ExecutionArgs): DocumentNode | null {
     const fallback = Object.hasOwn(variables, name) ? undefined : defaults.get(name);
     return fallback?.kind === Kind.INT ? fallback : intValue(DEFAULT_PAGE_FOR_COST);
   };
+  /**
+   * Items of a list argument: a literal's, a variable's value's, else the most allowed (and never
+   * more than allowed: a longer list is refused by its own validation, with its own message).
+   */
+  const listLength = (v: ValueNode): number => Math.min(MAX_NODE_IDS, givenLength(v));
+  const givenLength = (v: ValueNode): number => {
+    if (v.kind === Kind.LIST) return v.values.length;
+    if (v.kind === Kind.VARIABLE) {
+      const given = variables[v.name.value];
+      if (Array.isArray(given)) return given.length;
+      const fallback = defaults.get(v.name.value);
+      if (fallback?.kind === Kind.LIST) return fallback.values.length;
+    }
+    return v.kind === Kind.VARIABLE ? MAX_NODE_IDS : 1;
+  };
   let changed = false;
   const typeInfo = new TypeInfo(args.schema);
   const doc = visit(
@@ -175,6 +191,17 @@ export function withEffectivePages(args: ExecutionArgs): DocumentNode | null {
       Field: {
         enter(node: FieldNode): FieldNode | undefined {
           const def = typeInfo.getFieldDef();
+          // `nodes(ids:)` answers one object per id: it costs like a page of that many.
+          const ids = def?.name === "nodes" ? node.arguments?.find((a) => a.name.value === "ids") : undefined;
+          if (ids) {
+            changed = true;
+            const first: ArgumentNode = {
+              kind: Kind.ARGUMENT,
+              name: { kind: Kind.NAME, value: "first" },
+              value: intValue(listLength(ids.value)),
+            };
+            return { ...node, arguments: [...(node.arguments ?? []), first] };
+          }
           if (!def?.args.some((a) => a.name === "first")) return undefined;
           const nodeArgs = node.arguments ?? [];
           if (nodeArgs.some((a) => PAGE_ARGS.has(a.name.value))) {

@@ -512,3 +512,113 @@ describe("one connection rule (item 5)", () => {
     expect(r.data!.done.totalCount).toBe(2);
   });
 });
+
+describe("hostile ids and cursors (review of issue 13)", () => {
+  const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+
+  it("nodes(ids:) costs like a page of as many items as it has ids", async () => {
+    const agent = await h.gql<{ agent: { id: string } }>(`query($a: String!) { agent(agentId: $a) { id } }`, {
+      a,
+    });
+    const id = agent.data!.agent.id;
+    const doc = `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Agent { events(first: 500) {
+      edges { cursor node { __typename id ts seq agentId workspace streamKey } } } } } }`;
+    const one = await h.gql(doc, { ids: [id] });
+    expect(one.errors).toBeUndefined();
+    const many = await h.gql(doc, { ids: Array.from({ length: 100 }, () => id) });
+    expect(many.data).toBeUndefined();
+    expect(many.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COSTLY");
+    expect(many.errors?.[0]?.extensions?.found).toBe(100 * (1 + 1 + 500 * (1 + 1 + 1 + 8)));
+  });
+
+  it("a global id that is not exactly one the gateway issues names nothing: null, no error, the batch stands", async () => {
+    const agent = await h.gql<{ agent: { id: string } }>(`query($a: String!) { agent(agentId: $a) { id } }`, {
+      a,
+    });
+    const bad = [
+      globalId("AuditEntry", "99999999999999999999999"),
+      globalId("AuditEntry", "9223372036854775808"),
+      globalId("AuditEntry", "8abc"),
+      globalId("AuditEntry", " 8"),
+      globalId("AuditEntry", "1.5"),
+      globalId("AuditEntry", "01"),
+      globalId("Agent", "ABCDEF012345"),
+      globalId("Workspace", "../demo"),
+      globalId("OutputEvent", `3:${a}:x`),
+      globalId("OutputEvent", `03:${a}`),
+      "x".repeat(5000),
+    ];
+    const r = await h.gql<{ nodes: ({ id: string } | null)[] }>(
+      `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`,
+      {
+        ids: [...bad, agent.data!.agent.id],
+      },
+    );
+    expect(r.errors).toBeUndefined();
+    expect(r.data!.nodes).toEqual([...bad.map(() => null), { id: agent.data!.agent.id }]);
+  });
+
+  it("a cursor of another shape or of no visible run is BAD_USER_INPUT, not a database error", async () => {
+    const agentsCursor = await h.gql<{ agents: { edges: { cursor: string }[] } }>(
+      `{ agents(first: 1) { edges { cursor } } }`,
+    );
+    const cases: [string, string][] = [
+      [`{ agents(after: "${b64("GPC:N:5")}") { edges { cursor } } }`, "agents"],
+      [`{ agents(after: "${b64('GPC:J:{"id":"x"}')}") { edges { cursor } } }`, "agents"],
+      [`{ agents(before: "${b64("GPC:S:000000000000")}") { edges { cursor } } }`, "agents"],
+      [
+        `{ auditLog(after: "${agentsCursor.data!.agents.edges[0]!.cursor}") { edges { cursor } } }`,
+        "auditLog",
+      ],
+      [`{ auditLog(after: "${b64("GPC:N:99999999999999999999999")}") { edges { cursor } } }`, "auditLog"],
+      [
+        `{ workspace(name: "demo") { agents(after: "${b64("GPC:N:abc")}") { edges { cursor } } } }`,
+        "workspace",
+      ],
+    ];
+    for (const [query, field] of cases) {
+      const r = await h.gql<Record<string, unknown>>(query);
+      expect(
+        r.errors?.map((e) => e.extensions?.code),
+        query,
+      ).toEqual(["BAD_USER_INPUT"]);
+      expect((r.errors?.[0] as { path?: unknown[] } | undefined)?.path?.[0], query).toBe(field);
+    }
+  });
+
+  it("an event cursor of another agent's stream is refused, not used as a position", async () => {
+    const ofB = await h.gql<{ events: { edges: { cursor: string }[] } }>(
+      `query($b: String!) { events(of: { agentId: $b }, first: 2) { edges { cursor } } }`,
+      { b },
+    );
+    const foreign = ofB.data!.events.edges[1]!.cursor;
+    const page = await h.gql<{ events: unknown }>(
+      `query($a: String!, $c: String!) { events(of: { agentId: $a }, after: $c) { edges { cursor } } }`,
+      { a, c: foreign },
+    );
+    expect(page.data?.events).toBeNull();
+    expect(page.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+    const junk = Buffer.from(`v1:1:1:${a}:x`, "utf8").toString("base64url");
+    const forged = await h.gql(
+      `query($a: String!) { agent(agentId: $a) { events(after: "${junk}") { totalCount } } }`,
+      { a },
+    );
+    expect(forged.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+    const ws = h.ws();
+    const sub = await new Promise<{ code?: unknown }>((resolve) => {
+      ws.subscribe(
+        {
+          query: `subscription($a: String!, $c: String) { agentEvents(agentId: $a, after: $c) { seq } }`,
+          variables: { a, c: foreign },
+        },
+        {
+          next: (r) => resolve({ code: r.errors?.[0]?.extensions?.code }),
+          error: (e) => resolve({ code: (e as { extensions?: { code?: unknown } }[])[0]?.extensions?.code }),
+          complete: () => resolve({}),
+        },
+      );
+    });
+    expect(sub.code).toBe("BAD_USER_INPUT");
+    await ws.dispose();
+  });
+});

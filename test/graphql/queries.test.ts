@@ -204,6 +204,11 @@ describe("robustness", () => {
       body: JSON.stringify({ query: `{ version }`, variables: { pad: "x".repeat(2 * 1024 * 1024) } }),
     });
     expect(big.status).toBe(413);
+    expect(await big.json()).toEqual({
+      errors: [
+        { message: "request body larger than 1048576 bytes", extensions: { code: "PAYLOAD_TOO_LARGE" } },
+      ],
+    });
     // The server is still fine.
     expect((await h.gql<{ version: string }>(`{ version }`)).data?.version).toMatch(/^\d+\.\d+\.\d+/);
   });
