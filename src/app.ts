@@ -151,7 +151,7 @@ export async function startApp(
       demo = prepareDemo(env);
       config = { ...requested, dataDir: demo.dataDir, calibandBin: SIMULATOR_BIN, autostart: true };
       env = demo.env;
-      logger.info({ dir: demo.dir }, "demo mode: temporary workspace and caliband simulator");
+      logger.info({ dir: demo.dir }, "demo mode: temporary workspace, data dir and caliband simulator");
     }
     abortPoint();
     // The data dir must be usable, and ours alone, before we listen or open the database.

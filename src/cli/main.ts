@@ -211,7 +211,10 @@ export function buildProgram(): Command {
       "--retention-days <days>",
       "delete events older than N days, 0 = never (env PROSPERO_RETENTION_DAYS)",
     )
-    .option("--demo", "run a demo fleet on the built-in caliband simulator (env PROSPERO_DEMO)")
+    .option(
+      "--demo",
+      "run a demo fleet on the built-in caliband simulator, everything (the data dir too: --data-dir is not used) in a temp dir removed at exit (env PROSPERO_DEMO)",
+    )
     .option(
       "--insecure-no-auth",
       "serve WITHOUT authentication (loopback binds only; warns at every start; env PROSPERO_INSECURE_NO_AUTH)",

@@ -200,8 +200,19 @@ const AgentGone = builder.objectRef<Extract<FleetChangeItem, { type: "gone" }>>(
   description: "caliband no longer lists an agent (its history stays).",
   isTypeOf: (i) => (i as FleetChangeItem).type === "gone",
   fields: (t) => ({
-    agentId: t.exposeString("agentId", { description: "The run's id." }),
-    workspace: t.exposeString("workspace", { description: "Its workspace." }),
+    agentId: t.exposeString("agentId", { description: "The run's caliband agent id." }),
+    agent: t.prismaField({
+      type: "Agent",
+      description: "The run, as recorded (its history stays queryable).",
+      resolve: (query, i, _a, ctx) =>
+        ctx.prisma.agent.findUniqueOrThrow({ ...query, where: { id: i.agentId } }),
+    }),
+    workspace: t.prismaField({
+      type: "Workspace",
+      description: "Its workspace.",
+      resolve: (query, i, _a, ctx) =>
+        ctx.prisma.workspace.findUniqueOrThrow({ ...query, where: { name: i.workspace } }),
+    }),
     reason: t.field({
       type: AgentGoneReasonEnum,
       description: "Why caliband no longer lists it.",
@@ -436,7 +447,7 @@ builder.subscriptionFields((t) => ({
   fleetEvents: t.field({
     type: FleetEventRef,
     description:
-      "Every event of the fleet matching `filter` after `after`, then live, in commit order; only the token's workspaces. Viewer role.",
+      "Every event of the fleet matching `filter` after `after`, then live, in commit order; only the token's workspaces. A filter naming an unknown agent is an error (NOT_FOUND). Viewer role.",
     authScopes: (_r, args) => ({
       role: "viewer",
       ...(args.filter?.workspace != null ? { workspace: args.filter.workspace } : {}),
@@ -446,8 +457,16 @@ builder.subscriptionFields((t) => ({
       filter: t.arg({ type: EventFilter, required: false, description: "Filter." }),
       after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
     },
-    subscribe: (_root, args, ctx) => {
+    subscribe: async (_root, args, ctx) => {
       const f = args.filter;
+      // An unknown agent is NOT_FOUND, as an agent outside the token's workspaces is (its scope
+      // rule), so the answer tells nothing about which ids exist elsewhere.
+      if (
+        f?.agentId != null &&
+        !(await ctx.prisma.agent.findUnique({ where: { id: f.agentId }, select: { id: true } }))
+      ) {
+        throw new GraphQLError(`agent not found: ${f.agentId}`, { extensions: { code: "NOT_FOUND" } });
+      }
       const kinds = f?.kinds ? new Set<string>(f.kinds) : null;
       const stored = storedKinds(f?.kinds);
       const visible = visibleEvent(ctx);

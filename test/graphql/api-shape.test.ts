@@ -621,4 +621,30 @@ describe("hostile ids and cursors (review of issue 13)", () => {
     expect(sub.code).toBe("BAD_USER_INPUT");
     await ws.dispose();
   });
+
+  it("fleetEvents filtered on an unknown agent is NOT_FOUND (as one outside the token's workspaces is), not a silent stream", async () => {
+    const ws = h.ws();
+    const first = (agentId: string) =>
+      new Promise<{ code?: unknown; seq?: unknown }>((resolve) => {
+        ws.subscribe(
+          {
+            query: `subscription($id: String!) { fleetEvents(filter: { agentId: $id }) { seq } }`,
+            variables: { id: agentId },
+          },
+          {
+            next: (r) =>
+              resolve({
+                code: r.errors?.[0]?.extensions?.code,
+                seq: (r.data as { fleetEvents?: { seq: number } })?.fleetEvents?.seq,
+              }),
+            error: (e) =>
+              resolve({ code: (e as { extensions?: { code?: unknown } }[])[0]?.extensions?.code }),
+            complete: () => resolve({}),
+          },
+        );
+      });
+    expect(await first("0cdf4f6743ef")).toEqual({ code: "NOT_FOUND", seq: undefined });
+    expect(await first(a)).toEqual({ code: undefined, seq: 1 });
+    await ws.dispose();
+  });
 });

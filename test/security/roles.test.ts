@@ -960,7 +960,7 @@ describe("what a token limited to workspace other can see", () => {
       `subscription { fleetChanges { __typename
          ... on AgentAppeared { agent { agentId workspace { name } } }
          ... on AgentStatusChanged { agent { agentId workspace { name } } }
-         ... on AgentGone { agentId ws: workspace }
+         ... on AgentGone { agentId workspace { name } }
          ... on WorkspaceHealthChanged { workspace { name } } } }`,
       {},
     );

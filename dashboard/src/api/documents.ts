@@ -28,7 +28,7 @@ export const FLEET_CHANGES = `subscription DashboardFleetChanges {
     __typename
     ... on AgentAppeared { seed spawnedByProspero agent { ${AGENT_FIELDS} } }
     ... on AgentStatusChanged { from to agent { ${AGENT_FIELDS} } }
-    ... on AgentGone { agentId workspaceName: workspace reason replacedBy }
+    ... on AgentGone { agentId workspace { name } reason replacedBy }
     ... on WorkspaceHealthChanged { seed health { state reason since } workspace { name root } }
     ... on FleetSeedComplete { fellBehind }
   }

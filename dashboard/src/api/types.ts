@@ -93,7 +93,7 @@ export type FleetChange =
   | {
       __typename: "AgentGone";
       agentId: string;
-      workspaceName: string;
+      workspace: { name: string };
       reason: "REMOVED" | "RESPAWNED" | "VANISHED";
       replacedBy: string | null;
     }
