@@ -66,6 +66,10 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 // ---------------------------------------------------------------------------------------------
 
 /** Every status string caliband emits today, snake_case (§2.1). */
+/** caliband's agent ids: 12 lowercase hex characters (the first 48 bits of a UUID v4). */
+export const AGENT_ID = /^[0-9a-f]{12}$/;
+
+/** caliband's agent statuses as it writes them (protocol §2.1). */
 export const AGENT_STATUSES = ["spawning", "running", "idle", "killed", "done", "failed", "crashed"] as const;
 /** Agent status as serialised by caliband (§2.1). */
 export type AgentStatus = (typeof AGENT_STATUSES)[number];

@@ -15,14 +15,14 @@ import { DAEMON_ERRORS, domain, mutationErrors as errors } from "../schema/error
 import { baseUrlSecretReason, type ProviderConfigChange } from "../fleet/provider.js";
 import type { GraphQLContext } from "../schema/context.js";
 import { Conflict, InvalidState, NotFound, ProviderMisconfigured } from "../errors.js";
+import { AGENT_ID as AGENT_ID_PATTERN } from "../caliband/wire.js";
+import { WORKSPACE_NAME } from "../fleet/registry.js";
 import { allowsWorkspace } from "../auth/roles.js";
 import type { Provider } from "../fleet/provider.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const AGENT_ID = z.string().regex(/^[0-9a-f]{12}$/, "a caliband agent id is 12 lowercase hex characters");
-const WORKSPACE = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1–64 letters, digits, '.', '_' or '-'");
+const AGENT_ID = z.string().regex(AGENT_ID_PATTERN, "a caliband agent id is 12 lowercase hex characters");
+const WORKSPACE = z.string().regex(WORKSPACE_NAME, "1–64 letters, digits, '.', '_' or '-'");
 
 const EnvVarInput = builder.inputType("EnvVarInput", {
   description: "One environment variable.",
@@ -115,10 +115,10 @@ type FieldsOf<T> = Parameters<
   NonNullable<Parameters<ReturnType<typeof builder.objectRef<T>>["implement"]>[0]["fields"]>
 >[0];
 
-const WorkspaceField = (t: FieldsOf<WorkspacePayload>) =>
+const WorkspaceField = (t: FieldsOf<WorkspacePayload>, description = "The workspace.") =>
   t.prismaField({
     type: "Workspace",
-    description: "The workspace.",
+    description,
     resolve: (query, p, _a, ctx) =>
       ctx.prisma.workspace.findUniqueOrThrow({ ...query, where: { name: p.name } }),
   });
@@ -166,15 +166,13 @@ const RestartPayload = builder.objectRef<WorkspacePayload>("RestartWorkspaceDaem
   }),
 });
 
-const RemoveWorkspacePayload = builder.objectRef<{ name: string }>("RemoveWorkspacePayload").implement({
+const RemoveWorkspacePayload = builder.objectRef<WorkspacePayload>("RemoveWorkspacePayload").implement({
   description: "An unregistered workspace (its caliband and agents keep running; its history stays).",
   fields: (t) => ({
-    workspace: t.prismaField({
-      type: "Workspace",
-      description: "The workspace, now unregistered (`registered: false`); its history stays queryable.",
-      resolve: (query, p, _a, ctx) =>
-        ctx.prisma.workspace.findUniqueOrThrow({ ...query, where: { name: p.name } }),
-    }),
+    workspace: WorkspaceField(
+      t,
+      "The workspace, now unregistered (`registered: false`); its history stays queryable.",
+    ),
   }),
 });
 

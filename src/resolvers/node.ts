@@ -15,18 +15,6 @@ import { MAX_NODE_IDS, NODE_TYPES, builder } from "../schema/builder.js";
 import type { GraphQLContext } from "../schema/context.js";
 import { kindOfTypeName, parseEventKey } from "../schema/events.js";
 
-/**
- * The exact form of the raw id of each loadable type, as this gateway issues it: anything else
- * (a lenient `8abc` for an audit row, an integer too big for the database, a workspace name no
- * workspace could have) names nothing, so it never reaches a loader.
- */
-const RAW_ID: Record<string, RegExp> = {
-  Agent: /^[0-9a-f]{12}$/,
-  ApiToken: /^[0-9a-f]{12}$/,
-  AuditEntry: /^[1-9]\d{0,14}$/,
-  Workspace: /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-};
-
 /** Most characters of a global id this gateway issues (longer ones name nothing). */
 const MAX_GLOBAL_ID = 200;
 
@@ -36,7 +24,7 @@ function parse(id: string): { typename: string; id: string } | null {
   try {
     const g = decodeGlobalID(id);
     if (!g.typename || !g.id) return null;
-    const rule = RAW_ID[g.typename];
+    const rule = NODE_TYPES.get(g.typename);
     if (rule && !rule.test(g.id)) return null;
     return g;
   } catch {
@@ -91,7 +79,7 @@ async function load(
     if (kindOfTypeName(g.typename) !== null) {
       const key = parseEventKey(g.id);
       if (key) eventSlots.push({ index, typename: g.typename, key });
-    } else if (NODE_TYPES.has(g.typename) && RAW_ID[g.typename]) other.push({ index, g });
+    } else if (NODE_TYPES.has(g.typename)) other.push({ index, g });
   });
   if (eventSlots.length > 0) {
     const events = await ctx.store.readByKeys(eventSlots.map((s) => s.key));

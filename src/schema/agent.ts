@@ -3,7 +3,7 @@
  * queryable. Live fields (status, usage) are updated in the same transactions as the events that
  * justify them, so they never disagree with history.
  */
-import { isTerminal } from "../caliband/wire.js";
+import { AGENT_ID, isTerminal } from "../caliband/wire.js";
 import { builder, registerNode } from "./builder.js";
 import { PAGE_ARGS, connectionTotal } from "./connections.js";
 import { AgentStatusEnum, RunOutcomeEnum, outcomeValue, statusValue } from "./enums.js";
@@ -43,7 +43,7 @@ const RunFailureRef = builder.objectRef<RunFailureView>("RunFailure").implement(
   }),
 });
 
-registerNode("Agent");
+registerNode("Agent", AGENT_ID);
 
 /** The Agent node type. */
 export const AgentRef = builder.prismaNode("Agent", {

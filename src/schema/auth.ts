@@ -37,7 +37,7 @@ export const ViewerRef = builder.objectRef<Principal>("Viewer").implement({
 });
 
 /** An API token as listed to admins (never its secret). */
-registerNode("ApiToken");
+registerNode("ApiToken", /^[0-9a-f]{12}$/);
 
 /** The ApiToken node type (admins not limited to workspaces only). */
 export const ApiTokenRef = builder.node(builder.objectRef<TokenRecord>("ApiToken"), {
@@ -95,7 +95,7 @@ export const ApiTokenRef = builder.node(builder.objectRef<TokenRecord>("ApiToken
   }),
 });
 
-registerNode("AuditEntry");
+registerNode("AuditEntry", /^[1-9]\d{0,14}$/);
 
 /** The AuditEntry node type. */
 export const AuditEntryRef = builder.prismaNode("AuditEntry", {

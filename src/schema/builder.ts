@@ -26,15 +26,16 @@ import type { GraphQLContext } from "./context.js";
 export const MAX_NODE_IDS = 100;
 
 /**
- * Names of the object types that implement `Node` and can be loaded by `node(id:)`; each
- * definition registers itself with {@link registerNode}. A global id naming another type is
- * unknown (null), not an error.
+ * The object types that implement `Node` and can be loaded by `node(id:)`, each with the exact
+ * form of the raw id inside its global ids (as the type issues them); each definition registers
+ * itself with {@link registerNode}. A global id naming another type, or a raw id of another form
+ * (a lenient `8abc`, an integer too big for the database), names nothing: null, never an error.
  */
-export const NODE_TYPES = new Set<string>();
+export const NODE_TYPES = new Map<string, RegExp>();
 
-/** Record that object type `name` implements `Node` and has a loader (see {@link NODE_TYPES}). */
-export function registerNode(name: string): void {
-  NODE_TYPES.add(name);
+/** Record that object type `name` implements `Node`, has a loader, and issues raw ids matching `rawId`. */
+export function registerNode(name: string, rawId: RegExp): void {
+  NODE_TYPES.set(name, rawId);
 }
 
 /** Connection page bounds, the same for every connection: `first`/`last` in 0..max, default size. */

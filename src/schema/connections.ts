@@ -5,6 +5,7 @@
  * the client as BAD_USER_INPUT with the offending argument in `fieldErrors`.
  */
 import { z } from "zod";
+import { AGENT_ID } from "../caliband/wire.js";
 import { PAGE } from "./builder.js";
 
 const size = z
@@ -38,7 +39,8 @@ export async function connectionTotal(connection: object): Promise<number> {
  * database error. Includes {@link PAGE_ARGS}.
  */
 export function prismaCursorArgs(id: "agent" | "int") {
-  const shape = id === "agent" ? /^GPC:S:[0-9a-f]{12}$/ : /^GPC:N:[1-9]\d{0,14}$/;
+  const shape =
+    id === "agent" ? new RegExp(`^GPC:S:${AGENT_ID.source.slice(1, -1)}$`) : /^GPC:N:[1-9]\d{0,14}$/;
   const cursor = z
     .string()
     .refine((c) => shape.test(Buffer.from(c, "base64").toString("utf8")), "not a cursor of this connection")

@@ -33,6 +33,7 @@ export function statusValue(raw: string): (typeof AGENT_STATUSES)[number] | "unk
     : "unknown";
 }
 
+/** GraphQL `HealthState`: a workspace daemon's health from the poll loop. */
 export const HealthStateEnum = builder.enumType("HealthState", {
   description: "Health of a workspace's caliband as seen by the last poll.",
   values: {
@@ -42,6 +43,7 @@ export const HealthStateEnum = builder.enumType("HealthState", {
   } as const,
 });
 
+/** GraphQL `Provider`: the LLM providers caliband workers accept (internal values are the wire names). */
 export const ProviderEnum = builder.enumType("Provider", {
   description: "LLM providers caliband workers accept.",
   values: {
@@ -52,6 +54,7 @@ export const ProviderEnum = builder.enumType("Provider", {
   } as const,
 });
 
+/** GraphQL `UsageGroupBy`: the dimensions `usage` rows are grouped by. */
 export const UsageGroupByEnum = builder.enumType("UsageGroupBy", {
   description: "Dimensions usage rows can be grouped by.",
   values: {
@@ -79,113 +82,103 @@ export const RoleEnum = builder.enumType("Role", {
 });
 
 /** Stable codes of typed mutation errors (`Error.code`); the same names as top-level `extensions.code`. */
+const ERROR_CODES = {
+  NOT_FOUND: { description: "The workspace, agent or token does not exist." },
+  INVALID_STATE: { description: "Not allowed in the target's current state." },
+  CONFLICT: { description: "Collides with existing state." },
+  PROVIDER_MISCONFIGURED: { description: "The workspace's provider configuration is incoherent." },
+  UNREACHABLE: { description: "The workspace's caliband could not be reached." },
+  CALIBAND_NOT_INSTALLED: { description: "The caliband binary cannot be run." },
+  DAEMON_START_FAILED: { description: "caliband was started but died or did not answer." },
+  DAEMON_REFUSED: { description: "caliband refused the request." },
+  BAD_USER_INPUT: { description: "Input that failed validation." },
+  UNAUTHENTICATED: { description: "The credentials are no longer valid." },
+  FORBIDDEN: { description: "The token may not do this." },
+} as const;
+
+/** Every code of {@link ErrorCodeEnum}. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** GraphQL `ErrorCode`: `Error.code` of every typed mutation error ({@link ErrorCode}). */
 export const ErrorCodeEnum = builder.enumType("ErrorCode", {
   description:
     "Stable machine-readable code of an error. The same names appear as `extensions.code` on top-level GraphQL errors for the same kind of failure.",
-  values: {
-    NOT_FOUND: { description: "The workspace, agent or token does not exist." },
-    INVALID_STATE: { description: "Not allowed in the target's current state." },
-    CONFLICT: { description: "Collides with existing state." },
-    PROVIDER_MISCONFIGURED: { description: "The workspace's provider configuration is incoherent." },
-    UNREACHABLE: { description: "The workspace's caliband could not be reached." },
-    CALIBAND_NOT_INSTALLED: { description: "The caliband binary cannot be run." },
-    DAEMON_START_FAILED: { description: "caliband was started but died or did not answer." },
-    DAEMON_REFUSED: { description: "caliband refused the request." },
-    BAD_USER_INPUT: { description: "Input that failed validation." },
-    UNAUTHENTICATED: { description: "The credentials are no longer valid." },
-    FORBIDDEN: { description: "The token may not do this." },
-  } as const,
+  values: ERROR_CODES,
 });
-
-/** Every code of {@link ErrorCodeEnum}. */
-export type ErrorCode =
-  | "NOT_FOUND"
-  | "INVALID_STATE"
-  | "CONFLICT"
-  | "PROVIDER_MISCONFIGURED"
-  | "UNREACHABLE"
-  | "CALIBAND_NOT_INSTALLED"
-  | "DAEMON_START_FAILED"
-  | "DAEMON_REFUSED"
-  | "BAD_USER_INPUT"
-  | "UNAUTHENTICATED"
-  | "FORBIDDEN";
 
 /**
  * caliband's StopCondition variants (the name of the `stopped_for` of a RunEnd, caliband's
- * externally tagged enum), plus UNKNOWN for a variant added after this gateway was built.
+ * externally tagged enum) with their GraphQL names; {@link RunOutcomeEnum} adds UNKNOWN for a
+ * variant added after this gateway was built.
  */
-export const RUN_OUTCOMES = {
-  EndOfTurn: "END_OF_TURN",
-  MaxTurnsReached: "MAX_TURNS_REACHED",
-  Cancelled: "CANCELLED",
-  ProviderError: "PROVIDER_ERROR",
-  HookDenied: "HOOK_DENIED",
-  CompactionFailed: "COMPACTION_FAILED",
-  MaxTokensExhausted: "MAX_TOKENS_EXHAUSTED",
-  Refusal: "REFUSAL",
-  ContentFilter: "CONTENT_FILTER",
-  StreamIdle: "STREAM_IDLE",
-  ThinkingBudgetExhausted: "THINKING_BUDGET_EXHAUSTED",
+const RUN_OUTCOMES = {
+  EndOfTurn: { name: "END_OF_TURN", description: "The model ended its turn with nothing left to do." },
+  MaxTurnsReached: { name: "MAX_TURNS_REACHED", description: "The run's turn limit was reached." },
+  Cancelled: { name: "CANCELLED", description: "The run was cancelled." },
+  ProviderError: { name: "PROVIDER_ERROR", description: "The LLM provider failed (see detail)." },
+  HookDenied: { name: "HOOK_DENIED", description: "A hook refused to continue." },
+  CompactionFailed: { name: "COMPACTION_FAILED", description: "Context compaction failed." },
+  MaxTokensExhausted: { name: "MAX_TOKENS_EXHAUSTED", description: "The token budget ran out." },
+  Refusal: { name: "REFUSAL", description: "The model refused." },
+  ContentFilter: { name: "CONTENT_FILTER", description: "The provider's content filter stopped it." },
+  StreamIdle: { name: "STREAM_IDLE", description: "The provider stream stayed idle too long." },
+  ThinkingBudgetExhausted: { name: "THINKING_BUDGET_EXHAUSTED", description: "The thinking budget ran out." },
 } as const;
 
+/** A StopCondition name {@link RunOutcomeEnum} knows. */
+type KnownOutcome = keyof typeof RUN_OUTCOMES;
+
+/** GraphQL `RunOutcome`: internal values are StopCondition names, `unknown` for others ({@link outcomeValue}). */
 export const RunOutcomeEnum = builder.enumType("RunOutcome", {
   description:
     "Why a run ended, as the worker reported it (caliband's StopCondition). UNKNOWN: a condition this gateway does not know; its name is in `outcomeName`.",
   values: {
-    END_OF_TURN: { value: "EndOfTurn", description: "The model ended its turn with nothing left to do." },
-    MAX_TURNS_REACHED: { value: "MaxTurnsReached", description: "The run's turn limit was reached." },
-    CANCELLED: { value: "Cancelled", description: "The run was cancelled." },
-    PROVIDER_ERROR: { value: "ProviderError", description: "The LLM provider failed (see detail)." },
-    HOOK_DENIED: { value: "HookDenied", description: "A hook refused to continue." },
-    COMPACTION_FAILED: { value: "CompactionFailed", description: "Context compaction failed." },
-    MAX_TOKENS_EXHAUSTED: { value: "MaxTokensExhausted", description: "The token budget ran out." },
-    REFUSAL: { value: "Refusal", description: "The model refused." },
-    CONTENT_FILTER: { value: "ContentFilter", description: "The provider's content filter stopped it." },
-    STREAM_IDLE: { value: "StreamIdle", description: "The provider stream stayed idle too long." },
-    THINKING_BUDGET_EXHAUSTED: {
-      value: "ThinkingBudgetExhausted",
-      description: "The thinking budget ran out.",
-    },
+    ...Object.fromEntries(
+      Object.entries(RUN_OUTCOMES).map(([value, o]) => [o.name, { value, description: o.description }]),
+    ),
     UNKNOWN: { value: "unknown", description: "A condition this gateway does not know (see outcomeName)." },
-  } as const,
+  } as Record<string, { value: KnownOutcome | "unknown"; description: string }>,
 });
 
 /** Map a stored StopCondition name onto {@link RunOutcomeEnum}'s internal values. */
-export function outcomeValue(raw: string): keyof typeof RUN_OUTCOMES | "unknown" {
-  return Object.hasOwn(RUN_OUTCOMES, raw) ? (raw as keyof typeof RUN_OUTCOMES) : "unknown";
+export function outcomeValue(raw: string): KnownOutcome | "unknown" {
+  return Object.hasOwn(RUN_OUTCOMES, raw) ? (raw as KnownOutcome) : "unknown";
 }
 
+/** The provider stop reasons caliband reports (TurnEnd `stop_reason`), with their descriptions. */
+const STOP_REASONS = {
+  end_turn: "The model finished its answer.",
+  tool_use: "The model called tools; another turn follows.",
+  max_tokens: "The turn hit its output-token limit.",
+  stop_sequence: "A stop sequence was produced.",
+  content_filter: "The provider's content filter stopped it.",
+  refusal: "The model refused.",
+} as const;
+
+/** A stop reason {@link StopReasonEnum} knows. */
+type KnownStopReason = keyof typeof STOP_REASONS;
+
+/** GraphQL `StopReason`: internal values are the raw stop reasons, `unknown` for others ({@link stopReasonValue}). */
 export const StopReasonEnum = builder.enumType("StopReason", {
   description:
     "Why the model ended a turn (the provider's stop reason as caliband reports it). UNKNOWN: a reason this gateway does not know; its text is in `stopReasonName`.",
   values: {
-    END_TURN: { value: "end_turn", description: "The model finished its answer." },
-    TOOL_USE: { value: "tool_use", description: "The model called tools; another turn follows." },
-    MAX_TOKENS: { value: "max_tokens", description: "The turn hit its output-token limit." },
-    STOP_SEQUENCE: { value: "stop_sequence", description: "A stop sequence was produced." },
-    CONTENT_FILTER: { value: "content_filter", description: "The provider's content filter stopped it." },
-    REFUSAL: { value: "refusal", description: "The model refused." },
+    ...Object.fromEntries(
+      Object.entries(STOP_REASONS).map(([value, description]) => [
+        value.toUpperCase(),
+        { value, description },
+      ]),
+    ),
     UNKNOWN: { value: "unknown", description: "A reason this gateway does not know (see stopReasonName)." },
-  } as const,
+  } as Record<string, { value: KnownStopReason | "unknown"; description: string }>,
 });
 
-const STOP_REASONS = [
-  "end_turn",
-  "tool_use",
-  "max_tokens",
-  "stop_sequence",
-  "content_filter",
-  "refusal",
-] as const;
-
 /** Map a raw stop reason onto {@link StopReasonEnum}'s internal values. */
-export function stopReasonValue(raw: string): (typeof STOP_REASONS)[number] | "unknown" {
-  return (STOP_REASONS as readonly string[]).includes(raw)
-    ? (raw as (typeof STOP_REASONS)[number])
-    : "unknown";
+export function stopReasonValue(raw: string): KnownStopReason | "unknown" {
+  return Object.hasOwn(STOP_REASONS, raw) ? (raw as KnownStopReason) : "unknown";
 }
 
+/** GraphQL `AgentGoneReason`: internal values are the stored `agent_gone` reasons. */
 export const AgentGoneReasonEnum = builder.enumType("AgentGoneReason", {
   description: "Why caliband no longer lists an agent.",
   values: {
@@ -199,6 +192,7 @@ export const AgentGoneReasonEnum = builder.enumType("AgentGoneReason", {
   } as const,
 });
 
+/** GraphQL `OutputStream`: internal values are the stored `output` streams (`text`, `thinking`). */
 export const OutputStreamEnum = builder.enumType("OutputStream", {
   description: "Which part of the assistant's output a text belongs to.",
   values: {
@@ -207,6 +201,7 @@ export const OutputStreamEnum = builder.enumType("OutputStream", {
   } as const,
 });
 
+/** GraphQL `EntityType`: `NotFoundError.entity` (internal values are the domain's `NotFound.entity`). */
 export const EntityTypeEnum = builder.enumType("EntityType", {
   description: "Kinds of things an operation can name.",
   values: {

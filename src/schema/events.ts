@@ -9,6 +9,8 @@
 import { GraphQLError } from "graphql";
 import type { EventKind, FleetEvent, PayloadOf, Usage } from "../events/index.js";
 import type { EventPageQuery } from "../store/events.js";
+import { AGENT_ID } from "../caliband/wire.js";
+import { WORKSPACE_NAME } from "../fleet/registry.js";
 import { PAGE, builder } from "./builder.js";
 import type { GraphQLContext } from "./context.js";
 import {
@@ -25,7 +27,7 @@ import {
 import { AgentSpecRef, specView } from "./spec.js";
 
 /** The stream keys this gateway writes: an agent id, `workspace:<name>` or `fleet` (a regex source). */
-const STREAM_KEY = "[0-9a-f]{12}|workspace:[A-Za-z0-9][A-Za-z0-9._-]{0,63}|fleet";
+const STREAM_KEY = `${AGENT_ID.source.slice(1, -1)}|workspace:${WORKSPACE_NAME.source.slice(1, -1)}|fleet`;
 
 /** A position in the event log, decoded from an opaque cursor. */
 export interface EventPosition {
@@ -99,6 +101,7 @@ export function typeNameOf(e: EventItem): string {
   return e.kind === "gap" ? "GapEvent" : TYPE_OF_KIND[e.kind];
 }
 
+/** GraphQL `EventKind`: one value per stored event kind (internal value = the kind), plus GAP. */
 export const EventKindEnum = builder.enumType("EventKind", {
   description:
     "Kinds of fleet events, one per FleetEvent type (`OUTPUT` is OutputEvent). GAP is a delivery signal of subscriptions, never stored: a filter on it alone matches no stored event.",
@@ -191,6 +194,7 @@ type PothosFieldBuilder<T> = Parameters<
   NonNullable<Parameters<ReturnType<typeof builder.objectRef<T>>["implement"]>[0]["fields"]>
 >[0];
 
+/** GraphQL `TokenUsage` of a turn or run (token counts, read from the events' `Usage`). */
 export const TokenUsageRef = builder.objectRef<Usage>("TokenUsage").implement({
   description:
     "Token counts of a turn or run (cache reads and writes are subsets of the input tokens). The same field names as UsageGroup's.",

@@ -3,6 +3,7 @@
  * SpawnSpec keys), as stored on the run row and in its AgentSpawnedEvent.
  */
 import { builder } from "./builder.js";
+import { PROVIDERS, type Provider } from "../fleet/provider.js";
 import { ProviderEnum } from "./enums.js";
 
 /** The spawn-spec fields an operator cares about. */
@@ -53,10 +54,7 @@ export const AgentSpecRef = builder.objectRef<AgentSpecView>("AgentSpec").implem
       type: ProviderEnum,
       nullable: true,
       description: "Provider; null = caliban's default (anthropic) or a provider this gateway does not know.",
-      resolve: (s) =>
-        ["anthropic", "openai", "ollama", "google"].includes(s.provider ?? "")
-          ? (s.provider as "anthropic")
-          : null,
+      resolve: (s) => (PROVIDERS.includes(s.provider as Provider) ? (s.provider as Provider) : null),
     }),
     toolAllowlist: t.exposeStringList("toolAllowlist", {
       nullable: true,

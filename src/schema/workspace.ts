@@ -7,6 +7,7 @@ import type { WorkspaceHealth } from "../fleet/state.js";
 import type { ProviderConfig } from "../fleet/provider.js";
 import { displayBaseUrl, parseStoredProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
 import { discoverSources, type Source } from "../fleet/sources.js";
+import { WORKSPACE_NAME } from "../fleet/registry.js";
 import { aggregateUsage, emptyUsageRow } from "../store/usage.js";
 import { builder, registerNode } from "./builder.js";
 import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "./agent.js";
@@ -23,6 +24,7 @@ const SourceRef = builder.objectRef<Source>("Source").implement({
   }),
 });
 
+/** GraphQL `WorkspaceHealth` (state, reason, since) from the poll loop. */
 export const WorkspaceHealthRef = builder.objectRef<WorkspaceHealth>("WorkspaceHealth").implement({
   description: "Health of the workspace's caliband.",
   fields: (t) => ({
@@ -47,6 +49,7 @@ const EnvVarRef = builder.objectRef<{ name: string; value: string }>("EnvVar").i
   }),
 });
 
+/** GraphQL `ProviderConfig`: a workspace's provider configuration, never a secret value. */
 export const ProviderConfigRef = builder.objectRef<ProviderConfig>("ProviderConfig").implement({
   description: "How the workspace's agents reach their LLM. The API key itself is never stored or returned.",
   fields: (t) => ({
@@ -108,7 +111,7 @@ function configOf(row: {
   }
 }
 
-registerNode("Workspace");
+registerNode("Workspace", WORKSPACE_NAME);
 
 builder.prismaNode("Workspace", {
   id: { field: "name" },

@@ -427,9 +427,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > MAX_BODY_BYTES) {
-      graphqlError(res, 413, "PAYLOAD_TOO_LARGE", `request body larger than ${MAX_BODY_BYTES} bytes`, {
-        connection: "close",
-      });
+      payloadTooLarge(res);
       req.resume();
       return;
     }
@@ -852,15 +850,20 @@ function wsKey(socket: object): number {
   return k;
 }
 
+/** Answer 413 PAYLOAD_TOO_LARGE (a body over {@link MAX_BODY_BYTES}) and close the connection. */
+function payloadTooLarge(res: http.ServerResponse): void {
+  graphqlError(res, 413, "PAYLOAD_TOO_LARGE", `request body larger than ${MAX_BODY_BYTES} bytes`, {
+    connection: "close",
+  });
+}
+
 /** A request without a declared length: count as the body streams and cut it off past the limit. */
 function limitStreamingBody(req: http.IncomingMessage, res: http.ServerResponse): void {
   let seen = 0;
   req.on("data", (chunk: Buffer) => {
     seen += chunk.length;
     if (seen > MAX_BODY_BYTES && !res.headersSent) {
-      graphqlError(res, 413, "PAYLOAD_TOO_LARGE", `request body larger than ${MAX_BODY_BYTES} bytes`, {
-        connection: "close",
-      });
+      payloadTooLarge(res);
       req.destroy();
     }
   });
