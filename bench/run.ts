@@ -29,6 +29,7 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   "slow-consumer": async () => (await import("./scenarios/slow-consumer.js")).scenario,
   "poll-scale": async () => (await import("./scenarios/poll-scale.js")).scenario,
   footprint: async () => (await import("./scenarios/footprint.js")).scenario,
+  "queue-scale": async () => (await import("./scenarios/queue-scale.js")).scenario,
 };
 
 /**

@@ -28,6 +28,8 @@ import { AuditLog } from "./auth/audit.js";
 import { ReplayLimiter } from "./bus/replay-limiter.js";
 import { writeEndpointRecord } from "./auth/local-credentials.js";
 import { isLoopbackAddress } from "./auth/http-policy.js";
+import { LaunchQueue } from "./queue/queue.js";
+import { ScheduleService } from "./queue/schedules.js";
 
 /** A running gateway process. */
 export interface App {
@@ -39,6 +41,10 @@ export interface App {
   fleet: Fleet;
   tokens: TokenService;
   audit: AuditLog;
+  /** The durable launch queue (issue 14). */
+  queue: LaunchQueue;
+  /** Cron schedules of launches (issue 14). */
+  schedules: ScheduleService;
   /** The bootstrap admin token's secret (kept in `<data dir>/admin-token`). */
   adminToken: string;
   /** The dashboard URL carrying the admin token (`<url>/?token=…`). */
@@ -114,6 +120,8 @@ export async function startApp(
   let writer: StoreWriter | null = null;
   let fleet: Fleet | null = null;
   let fleetStarted = false;
+  let queue: LaunchQueue | null = null;
+  let schedules: ScheduleService | null = null;
   let stopRetention: (() => Promise<void>) | null = null;
   let stopDemo: (() => void) | null = null;
   let endpoint: { remove(): void } | null = null;
@@ -132,6 +140,9 @@ export async function startApp(
     await attempt("closing the gateway", () => gateway?.close(graceMs));
     await attempt("stopping retention", () => stopRetention?.());
     await attempt("stopping the demo", () => stopDemo?.());
+    // Schedules and the queue before the fleet: they start runs through it.
+    await attempt("stopping the schedules", () => schedules?.stop());
+    await attempt("stopping the launch queue", () => queue?.stop());
     // The poller first: polling on, it would autostart a simulator again the moment it is stopped.
     if (f && fleetStarted) await attempt("stopping the fleet", () => f.stop());
     // Demo mode owns the simulators it started (one per workspace): stop them before the temp
@@ -252,6 +263,27 @@ export async function startApp(
     fleetStarted = true;
     await theFleet.start();
     abortPoint();
+    const theQueue = new LaunchQueue({
+      db: opened.prisma,
+      store,
+      bus,
+      fleet: theFleet,
+      log: logger,
+      globalCap: config.maxConcurrent,
+      transientPatterns: config.transientErrors,
+    });
+    queue = theQueue;
+    await theQueue.start();
+    const theSchedules = new ScheduleService({
+      db: opened.prisma,
+      store,
+      queue: theQueue,
+      registry: theFleet.registry,
+      log: logger,
+    });
+    schedules = theSchedules;
+    await theSchedules.start();
+    abortPoint();
     services = {
       prisma: opened.prisma,
       fleet: theFleet,
@@ -260,6 +292,8 @@ export async function startApp(
       tokens,
       audit,
       replays: new ReplayLimiter(),
+      queue: theQueue,
+      schedules: theSchedules,
     };
     tokens.onRevoked((id) => gw.live.closeToken(id));
     stopRetention = startRetention(
@@ -272,7 +306,7 @@ export async function startApp(
       logger.child({ module: "retention" }),
     );
     migrationsApplied = true;
-    if (demo) stopDemo = await startDemoFleet(theFleet, demo, logger.child({ module: "demo" }));
+    if (demo) stopDemo = await startDemoFleet(theFleet, theQueue, demo, logger.child({ module: "demo" }));
     abortPoint();
     const dashboardUrl = `${gw.url}/?token=${encodeURIComponent(admin.secret)}`;
     const record = writeEndpointRecord(
@@ -306,6 +340,8 @@ export async function startApp(
       fleet: theFleet,
       tokens,
       audit,
+      queue: theQueue,
+      schedules: theSchedules,
       adminToken: admin.secret,
       dashboardUrl,
       stop() {

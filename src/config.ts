@@ -58,6 +58,16 @@ export interface Config {
    * the manifest `trusted-documents.json`, src/server/trusted-documents.ts).
    */
   trustedDocumentsOnly: boolean;
+  /**
+   * The launch queue's GLOBAL concurrency cap when given (`--max-concurrent`; stored at start,
+   * replacing one set through the API); null = the stored cap, else 5 (issue 14 item 2).
+   */
+  maxConcurrent: number | null;
+  /**
+   * Operator additions to the signatures of transient provider failures that launches retry
+   * (`--transient-error <regex>`, repeatable; case-insensitive; src/queue/retry.ts has the defaults).
+   */
+  transientErrors: string[];
 }
 
 /** One setting's description: its flag, env var and accepted form (used in error messages). */
@@ -233,6 +243,28 @@ const SETTINGS: readonly SettingSpec[] = [
     schema: intString(1, 100_000),
   },
   {
+    key: "maxConcurrent",
+    flag: "--max-concurrent",
+    env: "PROSPERO_MAX_CONCURRENT",
+    expected: "an integer number of concurrent runs for the launch queue, 0–10000",
+    schema: intString(0, 10_000),
+  },
+  {
+    key: "transientErrors",
+    flag: "--transient-error",
+    env: "PROSPERO_TRANSIENT_ERRORS",
+    expected: "regular expressions matching transient provider errors, separated by '|||' in the env var",
+    separator: "|||",
+    schema: z.string().refine((p) => {
+      try {
+        new RegExp(p, "i");
+        return p.length > 0 && p.length <= 500;
+      } catch {
+        return false;
+      }
+    }),
+  },
+  {
     key: "trustedDocumentsOnly",
     flag: "--trusted-documents-only",
     env: "PROSPERO_TRUSTED_DOCUMENTS_ONLY",
@@ -295,6 +327,8 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowRoots: [],
     maxConnections: 256,
     trustedDocumentsOnly: false,
+    maxConcurrent: null,
+    transientErrors: [],
   };
 }
 

@@ -13,7 +13,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "./log.js";
 import type { Fleet } from "./fleet/fleet.js";
+import type { LaunchQueue } from "./queue/queue.js";
+import { NO_RETRY, type LaunchRequest } from "./queue/types.js";
 import { StartupError } from "./errors.js";
+
+/** Seconds an idle interactive demo agent waits for input before it ends (caliband's `CALIBAN_AGENT_IDLE_TIMEOUT_SECS`). */
+export const DEMO_IDLE_TIMEOUT_SECS = 90;
 
 /** Path of the caliband simulator executable shipped with the repository. */
 export const SIMULATOR_BIN = path.resolve(
@@ -97,6 +102,10 @@ export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvir
       // The simulators' session stores (stdout.ndjson etc.) live in the demo dir too, so stopping
       // the demo removes them (their default is a per-root dir under the OS temp dir).
       CALIBAN_SIM_DATA_BASE: path.join(dir, "sessions"),
+      // The interactive pair-programmer ends after a minute and a half without input (caliband's
+      // default is 5 minutes): caps count every live run, idle ones too, and the README's queue
+      // walk-through wants the demo's own agents out of the way by the time a newcomer gets there.
+      CALIBAN_AGENT_IDLE_TIMEOUT_SECS: String(DEMO_IDLE_TIMEOUT_SECS),
     },
     cleanup: () => {
       try {
@@ -117,10 +126,19 @@ const SCRIPTED: { prompt: string; label: string; interactive?: boolean }[] = [
 ];
 
 /**
- * Register the demo workspace and keep agents coming: the scripted three at once, then a short run
- * every {@link DEMO_SPAWN_EVERY_MS}. Returns a function that stops spawning.
+ * Register the demo workspace and keep agents coming: the scripted three spawned at once (the
+ * immediate path), then a short review launch every {@link DEMO_SPAWN_EVERY_MS} through the launch
+ * queue (so caps, positions and waiting reasons show up in `prospero queue` and the dashboard),
+ * and two launches that show the queue's fault handling: one that times out, and one whose first
+ * attempt fails with a transient provider error (529 overloaded) and is retried. Returns a
+ * function that stops enqueueing.
  */
-export async function startDemoFleet(fleet: Fleet, demo: DemoEnvironment, log: Logger): Promise<() => void> {
+export async function startDemoFleet(
+  fleet: Fleet,
+  queue: LaunchQueue,
+  demo: DemoEnvironment,
+  log: Logger,
+): Promise<() => void> {
   await fleet.addWorkspace({ name: "demo", root: demo.root });
   for (const s of SCRIPTED) {
     try {
@@ -134,12 +152,30 @@ export async function startDemoFleet(fleet: Fleet, demo: DemoEnvironment, log: L
       log.warn({ err }, "demo: could not spawn a scripted agent");
     }
   }
+  const launch = (prompt: string, label: string, over: Partial<LaunchRequest> = {}) =>
+    queue
+      .enqueue({
+        spec: { workspace: "demo", prompt, label },
+        dedupKey: null,
+        priority: 50,
+        notBeforeMs: null,
+        timeoutMs: null,
+        retry: NO_RETRY,
+        scheduleId: null,
+        createdBy: "demo",
+        ...over,
+      })
+      .catch((err: unknown) => log.warn({ err }, "demo: could not enqueue"));
+  await launch("Refactor the parser (this one runs too long). fake:hold=600000", "times-out", {
+    timeoutMs: 30_000,
+  });
+  await launch("Update the changelog. fake:provider-error=529 fake:fail-first=1", "retried", {
+    retry: { maxAttempts: 3, backoffMs: 5_000, maxBackoffMs: 60_000 },
+  });
   let n = 0;
   const timer = setInterval(() => {
     n++;
-    fleet.lifecycle
-      .spawn({ workspace: "demo", prompt: `Review change #${n} fake:delay=500`, label: `review-${n}` })
-      .catch((err: unknown) => log.warn({ err }, "demo: could not spawn"));
+    void launch(`Review change #${n} fake:delay=500`, `review-${n}`);
   }, DEMO_SPAWN_EVERY_MS);
   timer.unref();
   log.info({ workspace: demo.root }, "demo fleet running on the caliband simulator (no Caliban needed)");

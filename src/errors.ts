@@ -32,11 +32,11 @@ export class StartupError extends ProsperoError {
   readonly code = "STARTUP";
 }
 
-/** A workspace, agent or API token that does not exist (anywhere in the fleet or its history). */
+/** A workspace, agent, API token, launch or schedule that does not exist (anywhere in the fleet or its history). */
 export class NotFound extends ProsperoError {
   readonly code = "NOT_FOUND";
   constructor(
-    readonly entity: "workspace" | "agent" | "token",
+    readonly entity: "workspace" | "agent" | "token" | "launch" | "schedule",
     readonly id: string,
   ) {
     super(`${entity} not found: ${id}`);

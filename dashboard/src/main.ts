@@ -1,19 +1,27 @@
 /**
  * Prospero's dashboard: the fleet live through `fleetChanges`, one agent's timeline live through
- * `agentEvents`, mutations over HTTP. The route is the URL hash: `#/agent/<id>` opens an agent.
+ * `agentEvents`, the launch queue (refreshed after the `LaunchChanged` / `ScheduleChanged` items
+ * of the same subscription), mutations over HTTP. The route is the URL hash: `#/agent/<id>` opens
+ * an agent, `#/queue` the queue view and `#/queue/<launchId>` a launch in it.
  * Without a session (the gateway answers 401) it shows the sign-in panel instead; a session that
  * ends while the page is open (token revoked or expired) brings the panel back.
  */
 import "./style.css";
-import { FLEET_CHANGES } from "./api/documents.js";
+import { FLEET_CHANGES, QUEUE_QUERY } from "./api/documents.js";
+import { request } from "./api/http.js";
 import { defaultWsUrl, LiveConnection } from "./api/live.js";
-import type { FleetChange } from "./api/types.js";
+import type { FleetChange, QueueSnapshot } from "./api/types.js";
 import { FleetState } from "./state/fleet.js";
+import { QueueRefresher, QueueState } from "./state/queue.js";
 import { AgentsTable } from "./ui/agents-table.js";
 import { AgentView } from "./ui/agent-view.js";
 import { showConnection } from "./ui/announce.js";
-import { byId } from "./ui/dom.js";
+import { byId, h } from "./ui/dom.js";
+import { EnqueueForm } from "./ui/enqueue-form.js";
 import { LaunchForm } from "./ui/launch-form.js";
+import { LaunchPanel } from "./ui/launch-panel.js";
+import { QueueView } from "./ui/queue-view.js";
+import type { ActionSink } from "./ui/launch-actions.js";
 import { renderWorkspaces } from "./ui/workspaces.js";
 import { currentSession, signOut, type Viewer } from "./api/session.js";
 import { renderSignIn } from "./ui/sign-in.js";
@@ -24,9 +32,18 @@ const AGE_TICK_MS = 5_000;
 /** Pause before following the fleet again after the gateway refused or ended the subscription, ms. */
 const FLEET_RETRY_MS = 3_000;
 
-function routeAgentId(): string | null {
-  const m = /^#\/agent\/([0-9A-Za-z_-]+)$/.exec(location.hash);
-  return m?.[1] ?? null;
+/** How often the queue's ages and next fire times are redrawn, ms (local clock only, no requests). */
+const QUEUE_TICK_MS = 1_000;
+
+/** What the URL hash opens. */
+type Route = { view: "fleet"; agentId: string | null } | { view: "queue"; launchId: string | null };
+
+function currentRoute(): Route {
+  const agent = /^#\/agent\/([0-9A-Za-z_-]+)$/.exec(location.hash);
+  if (agent) return { view: "fleet", agentId: agent[1] ?? null };
+  const queue = /^#\/queue(?:\/([0-9A-Za-z_-]+))?\/?$/.exec(location.hash);
+  if (queue) return { view: "queue", launchId: queue[1] ?? null };
+  return { view: "fleet", agentId: null };
 }
 
 /** Why a `?token=` sign-in did not happen, by the gateway's `login=` answer. */
@@ -40,6 +57,7 @@ const LOGIN_FAILURES: Readonly<Record<string, string>> = {
 function showSignIn(reason: string | null): void {
   byId("main", HTMLElement).hidden = true;
   byId("whoami", HTMLParagraphElement).hidden = true;
+  byId("main-nav", HTMLElement).hidden = true;
   showConnection("signed-out");
   const panel = byId("sign-in", HTMLElement);
   panel.hidden = false;
@@ -50,6 +68,7 @@ function showViewer(viewer: Viewer): void {
   const scope = viewer.workspaces ? ` · ${viewer.workspaces.join(", ")}` : "";
   byId("whoami-name", HTMLSpanElement).textContent = `${viewer.name} (${viewer.role.toLowerCase()}${scope})`;
   byId("whoami", HTMLParagraphElement).hidden = false;
+  byId("main-nav", HTMLElement).hidden = false;
   byId("sign-out", HTMLButtonElement).addEventListener("click", () => {
     void signOut().then(() => location.reload());
   });
@@ -69,10 +88,10 @@ async function boot(): Promise<void> {
     return;
   }
   showViewer(session.viewer);
-  start();
+  start(session.viewer);
 }
 
-function start(): void {
+function start(viewer: Viewer): void {
   const fleet = new FleetState();
   const live = new LiveConnection(defaultWsUrl(), showConnection, (reason) =>
     showSignIn(`Signed out by the gateway: ${reason}.`),
@@ -83,12 +102,74 @@ function start(): void {
   const view = new AgentView(byId("agent-view", HTMLElement), fleet, live);
   const launch = new LaunchForm(byId("launch", HTMLDivElement), fleet);
 
+  // The queue view: its state, the snapshot reader, the tables and the launch panel.
+  const queue = new QueueState();
+  const sink: ActionSink = {
+    launch: (l) => {
+      queue.applyLaunch(l);
+      refresher.request();
+    },
+    schedule: (sch) => {
+      queue.applySchedule(sch);
+      refresher.request();
+    },
+    report: (message) => queueView.report(message),
+  };
+  const refresher = new QueueRefresher(
+    queue,
+    () => request<QueueSnapshot>(QUEUE_QUERY),
+    (message) => queueView.report(message === null ? null : `The queue could not be read: ${message}`),
+  );
+  const enqueue = new EnqueueForm(fleet, viewer, sink.launch);
+  const mayEnqueue = viewer.role !== "VIEWER";
+  // The queue view's content is in the page only while it is shown (the fleet view's form has
+  // fields of the same names; one view's controls at a time).
+  const queueContent = h("div", { class: "view-content" });
+  const panelContent = h("div", { class: "view-content" });
+  const queueView = new QueueView(queueContent, queue, viewer, mayEnqueue ? enqueue.element : null, sink);
+  const panel = new LaunchPanel(panelContent, viewer, sink);
+  queue.onChange((update) => {
+    queueView.render();
+    if (update.type === "launch") panel.changed(update.launchId);
+  });
+
   fleet.onChange((update) => {
     renderWorkspaces(workspaces, fleet);
     table.sync(fleet);
-    if (update.type === "seeded" || update.type === "workspace") launch.syncWorkspaces();
+    if (update.type === "seeded" || update.type === "workspace") {
+      launch.syncWorkspaces();
+      enqueue.syncWorkspaces();
+    }
     view.refresh();
   });
+
+  /** A fleetChanges item for the queue: apply what it carries, then read the queue again. */
+  const followQueue = (change: FleetChange): void => {
+    switch (change.__typename) {
+      case "LaunchChanged":
+        queue.applyLaunch(change.launch);
+        refresher.request();
+        return;
+      case "ScheduleChanged":
+        queue.applySchedule(change.schedule);
+        if (change.firedLaunch) queue.applyLaunch(change.firedLaunch);
+        refresher.request();
+        return;
+      case "FleetSeedComplete":
+        // A new seed (first subscription or a reconnect): launches are not part of it.
+        refresher.request();
+        panel.reload();
+        return;
+      case "AgentAppeared":
+      case "AgentStatusChanged":
+      case "AgentGone":
+        // Caps count every live run, the queue's or not.
+        if (!("seed" in change && change.seed)) refresher.request();
+        return;
+      default:
+        return;
+    }
+  };
 
   const followFleet = (): void => {
     live.subscribe<{ fleetChanges: FleetChange }>({
@@ -97,6 +178,7 @@ function start(): void {
       next: (data) => {
         if (data.fleetChanges.__typename === "FleetSeedComplete") fleetError.hidden = true;
         fleet.apply(data.fleetChanges);
+        followQueue(data.fleetChanges);
       },
       error: (message) => {
         // Refused by the gateway (e.g. its store is not open yet): say so, then try again.
@@ -109,18 +191,50 @@ function start(): void {
   };
   followFleet();
 
-  const route = () => {
-    const id = routeAgentId();
-    view.show(id);
-    table.select(id);
+  const nav = byId("main-nav", HTMLElement);
+  let shown: Route["view"] | null = null;
+  const route = (): Route => {
+    const r = currentRoute();
+    const onQueue = r.view === "queue";
+    byId("fleet", HTMLDivElement).hidden = onQueue;
+    byId("agent-view", HTMLElement).hidden = onQueue;
+    for (const [id, content] of [
+      ["queue", queueContent],
+      ["launch-view", panelContent],
+    ] as const) {
+      const box = byId(id, HTMLElement);
+      box.hidden = !onQueue;
+      if (onQueue && content.parentNode !== box) box.append(content);
+      if (!onQueue) content.remove();
+    }
+    for (const a of nav.querySelectorAll<HTMLAnchorElement>("a[data-view]")) {
+      if (a.dataset["view"] === r.view) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+    document.title = onQueue ? "Queue · Prospero" : "Prospero";
+    view.show(r.view === "fleet" ? r.agentId : null);
+    table.select(r.view === "fleet" ? r.agentId : null);
+    panel.show(r.view === "queue" ? r.launchId : null);
+    refresher.setActive(onQueue);
+    if (onQueue) queueView.render();
+    return r;
   };
   window.addEventListener("hashchange", () => {
-    route();
-    // The operator chose an agent: take keyboard focus there (on narrow screens it is far below).
-    if (routeAgentId() !== null) view.focus();
+    const previous = shown;
+    const r = route();
+    shown = r.view;
+    // The operator chose an agent or a launch, or another view: take keyboard focus there (on
+    // narrow screens the panel is far below).
+    if (r.view === "fleet" && r.agentId !== null) view.focus();
+    else if (r.view === "queue" && r.launchId !== null) panel.focus();
+    else if (r.view !== previous)
+      (r.view === "queue" ? queueView.heading : byId("main", HTMLElement)).focus();
   });
-  route();
+  shown = route().view;
   window.setInterval(() => table.tick(), AGE_TICK_MS);
+  window.setInterval(() => {
+    if (shown === "queue") queueView.tick();
+  }, QUEUE_TICK_MS);
 }
 
 void boot();

@@ -13,7 +13,7 @@ export const EXIT = {
   failure: 1,
   /** Bad command line (unknown command or option, missing or malformed argument). */
   usage: 2,
-  /** The agent or workspace does not exist. */
+  /** The agent, workspace, launch or schedule does not exist. */
   notFound: 3,
   /** The gateway refused: invalid state, conflict, provider misconfigured, validation, daemon refused. */
   refused: 4,
@@ -37,7 +37,7 @@ Exit codes:
   0    ok
   1    unexpected error
   2    usage error (bad command, option or argument)
-  3    not found (agent or workspace)
+  3    not found (agent, workspace, launch or schedule)
   4    refused (invalid state, conflict, provider misconfigured, validation, daemon refused)
   5    unreachable (the gateway, or the workspace's caliband; caliband not installed or failed to start)
   6    not allowed (no valid token, or its role or workspaces do not allow it)

@@ -1,6 +1,7 @@
 /**
  * The `prospero` command line. `prospero serve` runs the gateway; the client commands (workspace,
- * spawn, ls, show, follow, kill, respawn, rm, drain, send, end-input, usage, status) drive one
+ * spawn, ls, show, follow, kill, respawn, rm, drain, send, end-input, usage, status, and the
+ * launch queue's enqueue, queue, launch, cancel, caps, budget, schedule) drive one
  * through the SDK, one module per group under ./commands. Exit codes: see ./exit.ts (0 ok,
  * 1 failure, 2 usage or configuration error, 3 not found, 4 refused, 5 unreachable).
  *
@@ -21,6 +22,8 @@ import { registerUsageCommand } from "./commands/usage.js";
 import { registerStatusCommand } from "./commands/status.js";
 import { registerTokenCommands } from "./commands/token.js";
 import { registerAuditCommand } from "./commands/audit.js";
+import { registerQueueCommands } from "./commands/queue.js";
+import { registerScheduleCommands } from "./commands/schedule.js";
 
 export { EXIT };
 
@@ -44,6 +47,8 @@ interface ServeOptions {
   allowRoot?: string[];
   maxConnections?: string;
   trustedDocumentsOnly?: boolean;
+  maxConcurrent?: string;
+  transientError?: string[];
 }
 
 /** Commander collector of a repeatable option. */
@@ -130,6 +135,8 @@ async function serve(opts: ServeOptions): Promise<void> {
       allowRoots: opts.allowRoot,
       maxConnections: opts.maxConnections,
       trustedDocumentsOnly: opts.trustedDocumentsOnly,
+      maxConcurrent: opts.maxConcurrent,
+      transientErrors: opts.transientError,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -251,6 +258,15 @@ export function buildProgram(): Command {
       "most WebSocket connections at once (env PROSPERO_MAX_CONNECTIONS; default 256)",
     )
     .option(
+      "--max-concurrent <n>",
+      "launch queue: most runs at once fleet-wide (the GLOBAL cap; replaces one set with `prospero caps set`; env PROSPERO_MAX_CONCURRENT; default 5)",
+    )
+    .option(
+      "--transient-error <regex>",
+      "launch queue: also retry provider errors matching this case-insensitive regex; repeatable (env PROSPERO_TRANSIENT_ERRORS, '|||'-separated)",
+      collect,
+    )
+    .option(
       "--trusted-documents-only",
       "run only the GraphQL documents of the SDK, CLI and dashboard registered in trusted-documents.json (env PROSPERO_TRUSTED_DOCUMENTS_ONLY)",
     )
@@ -268,6 +284,8 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerTokenCommands(program);
   registerAuditCommand(program);
+  registerQueueCommands(program);
+  registerScheduleCommands(program);
   program.addHelpText("after", EXIT_CODES_HELP);
   return program;
 }

@@ -15,6 +15,8 @@
  * - why a run failed: `worker_log {status,tail,truncated,bytes,exitCode,reason}`, stored just before
  *   the `status_changed` that ends a run `failed` or `crashed` (in the same transaction, so before
  *   the stream completes), or after `agent_discovered` for a run first seen already ended
+ * - launch queue (issue 14, workspace streams): `launch_changed {launchId,from,to,reason,attempt,agentId}`,
+ *   `schedule_changed {scheduleId,change,launchId,fireAtMs,reason}`
  */
 import { z } from "zod";
 
@@ -128,6 +130,32 @@ export const PayloadSchemas = {
     truncated: z.boolean(),
     bytes: z.number().int().nonnegative().nullable(),
     exitCode: z.number().int().nullable(),
+    reason: z.string().nullable(),
+  }),
+  /**
+   * A launch changed state (issue 14; stored in its workspace's stream, with the Launch row's update
+   * in the same transaction): `from` null for the launch's first state (QUEUED); `reason` in words
+   * (why it failed, which retry, "cancelled by <token>", …); `attempt` the attempt concerned (null
+   * before the first); `agentId` that attempt's run, once known.
+   */
+  launch_changed: z.object({
+    launchId: z.string(),
+    from: z.string().nullable(),
+    to: z.string(),
+    reason: z.string().nullable(),
+    attempt: z.number().int().positive().nullable(),
+    agentId: z.string().nullable(),
+  }),
+  /**
+   * A schedule changed or fired (issue 14 item 4; its workspace's stream): `change` is created,
+   * updated, paused, resumed, deleted, fired (a launch was enqueued: `launchId`) or skipped
+   * (`reason`); `fireAtMs` the fire time concerned (ms since the epoch), else null.
+   */
+  schedule_changed: z.object({
+    scheduleId: z.string(),
+    change: z.enum(["created", "updated", "paused", "resumed", "deleted", "fired", "skipped"]),
+    launchId: z.string().nullable(),
+    fireAtMs: z.number().int().nullable(),
     reason: z.string().nullable(),
   }),
 } as const;

@@ -57,6 +57,29 @@ export interface SpawnOptions {
   clientRequestId?: string | null;
 }
 
+/**
+ * The spawn spec sent for `opts` in a workspace configured with `config`: the options, with the
+ * workspace's model and provider where the options name none, and caliban's defaults (isolated,
+ * not interactive) otherwise (protocol §2.2). The launch queue fingerprints exactly this spec to
+ * adopt the run of an attempt whose spawn reply was lost (issue 14 item 3).
+ */
+export function resolveSpawnSpec(
+  opts: Omit<SpawnOptions, "workspace" | "clientRequestId">,
+  config: { model?: string | null; provider?: string | null },
+): SpawnSpecInput {
+  return {
+    initial_prompt: opts.prompt,
+    label: opts.label ?? null,
+    model: opts.model ?? config.model ?? null,
+    provider: opts.provider ?? config.provider ?? null,
+    source: opts.source ?? null,
+    isolation_worktree: opts.isolated ?? true,
+    interactive: opts.interactive ?? false,
+    tool_allowlist: opts.toolAllowlist ?? null,
+    frontmatter_path: opts.frontmatterPath ?? null,
+  };
+}
+
 /** Result of {@link Lifecycle.drain}. */
 export interface DrainResult {
   /** Status when drain returned. */
@@ -130,17 +153,7 @@ export class Lifecycle {
     }
     // ProviderMisconfigured before any side effect
     daemonEnvOverlay(ws.config, this.deps.env ?? process.env, this.deps.registry.envPolicy);
-    const specInput: SpawnSpecInput = {
-      initial_prompt: opts.prompt,
-      label: opts.label ?? null,
-      model: opts.model ?? ws.config.model ?? null,
-      provider: opts.provider ?? ws.config.provider ?? null,
-      source: opts.source ?? null,
-      isolation_worktree: opts.isolated ?? true,
-      interactive: opts.interactive ?? false,
-      tool_allowlist: opts.toolAllowlist ?? null,
-      frontmatter_path: opts.frontmatterPath ?? null,
-    };
+    const specInput = resolveSpawnSpec(opts, ws.config);
     const spec = encodeSpawnSpec(specInput);
     const client = await this.deps.daemons.client(ws);
     const { id, endpoint } = await client.spawn(specInput);

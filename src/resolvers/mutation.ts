@@ -24,6 +24,26 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const AGENT_ID = z.string().regex(AGENT_ID_PATTERN, "a caliband agent id is 12 lowercase hex characters");
 const WORKSPACE = z.string().regex(WORKSPACE_NAME, "1–64 letters, digits, '.', '_' or '-'");
 
+/**
+ * The validators of SpawnAgentInput's fields, shared with the launch queue's inputs
+ * (src/resolvers/queue-mutations.ts: EnqueueLaunchInput, LaunchTemplateInput) so a launch accepts
+ * exactly what a spawn does.
+ */
+export const SPAWN_VALIDATORS = {
+  workspace: WORKSPACE,
+  prompt: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(512 * 1024),
+  label: z.string().min(1).max(200),
+  model: z.string().min(1),
+  source: z
+    .string()
+    .min(1)
+    .refine((s) => !/[\\/]|\.\./.test(s), "must not contain '/', '\\\\' or '..'"),
+} as const;
+
 const EnvVarInput = builder.inputType("EnvVarInput", {
   description: "One environment variable.",
   fields: (t) => ({
@@ -240,25 +260,25 @@ const DrainAgentPayload = builder.objectRef<AgentPayload>("DrainAgentPayload").i
 const SpawnAgentInput = builder.inputType("SpawnAgentInput", {
   description: "What to spawn (every field of caliband's spawn spec).",
   fields: (t) => ({
-    workspace: t.string({ required: true, description: "Workspace name.", validate: WORKSPACE }),
+    workspace: t.string({
+      required: true,
+      description: "Workspace name.",
+      validate: SPAWN_VALIDATORS.workspace,
+    }),
     prompt: t.string({
       required: true,
       description: "Initial prompt.",
-      validate: z
-        .string()
-        .trim()
-        .min(1, "must not be empty")
-        .max(512 * 1024),
+      validate: SPAWN_VALIDATORS.prompt,
     }),
     label: t.string({
       required: false,
       description: "Label (becomes the agent's name).",
-      validate: z.string().min(1).max(200),
+      validate: SPAWN_VALIDATORS.label,
     }),
     model: t.string({
       required: false,
       description: "Model; default the workspace's.",
-      validate: z.string().min(1),
+      validate: SPAWN_VALIDATORS.model,
     }),
     provider: t.field({
       type: ProviderEnum,
@@ -268,10 +288,7 @@ const SpawnAgentInput = builder.inputType("SpawnAgentInput", {
     source: t.string({
       required: false,
       description: "Source checkout name (see Workspace.sources); default the workspace root.",
-      validate: z
-        .string()
-        .min(1)
-        .refine((s) => !/[\\/]|\.\./.test(s), "must not contain '/', '\\\\' or '..'"),
+      validate: SPAWN_VALIDATORS.source,
     }),
     isolated: t.boolean({ required: false, description: "Run in its own git worktree. Default true." }),
     interactive: t.boolean({
@@ -502,7 +519,7 @@ builder.mutationFields((t) => ({
   spawnAgent: t.field({
     type: SpawnAgentPayload,
     description:
-      "Spawn an agent in a workspace, now (no queue). Operator role (within the token's workspaces).",
+      "Spawn an agent in a workspace, now: the immediate path, which bypasses the launch queue (enqueueLaunch) — no dedup key, priority, caps or budgets are checked and it is never retried. Its run still counts against the caps (as every live run on a daemon does), so queued launches wait while it runs. Operator role (within the token's workspaces).",
     errors: errors("SpawnAgent", [NotFound, Conflict, InvalidState, ProviderMisconfigured, ...DAEMON_ERRORS]),
     authScopes: (_p, args) => ({ role: "operator", workspace: args.input.workspace }),
     args: { input: t.arg({ type: SpawnAgentInput, required: true, description: "What to spawn." }) },

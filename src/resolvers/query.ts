@@ -15,6 +15,7 @@ import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "../schema/
 import { UsageRowRef } from "../schema/usage.js";
 import { aggregateUsage } from "../store/usage.js";
 import type { FleetMetrics } from "../fleet/metrics.js";
+import type { QueueMetrics } from "../queue/queue.js";
 import { visibleWorkspaces } from "../auth/roles.js";
 import type { GraphQLContext } from "../schema/context.js";
 import { NotFound, ValidationFailed } from "../errors.js";
@@ -36,8 +37,12 @@ const FleetRef = builder.objectRef<FleetRoot>("Fleet").implement({
   }),
 });
 
-/** Process metrics of the gateway (Prometheus-style names; counters are totals since start). */
+/**
+ * Process metrics of the gateway (Prometheus-style names; counters are totals since start),
+ * the launch queue's included (`queue`, src/queue/queue.ts `QueueMetrics`).
+ */
 interface MetricsView extends FleetMetrics {
+  queue: QueueMetrics;
   /** Bytes of stdout.ndjson written by workers but not yet ingested, summed over agents (gauge). */
   ingest_lag_bytes: number;
   events_appended_total: number;
@@ -85,6 +90,44 @@ const MetricsRef = builder.objectRef<MetricsView>("Metrics").implement({
     busSubscribers: t.exposeInt("bus_subscribers", { description: "Live subscriptions now." }),
     busDroppedTotal: t.exposeInt("bus_dropped_total", {
       description: "Events dropped from slow subscribers' buffers (then refilled).",
+    }),
+    queueDepth: t.int({
+      description: "Launches QUEUED now, fleet-wide (gauge).",
+      resolve: (m) => m.queue.queued,
+    }),
+    launchesDispatchedTotal: t.int({
+      description: "Launch attempts dispatched (spawn or respawn sent) since start (counter).",
+      resolve: (m) => m.queue.dispatches_total,
+    }),
+    launchRetriesTotal: t.int({
+      description: "Retries scheduled after transient provider failures since start (counter).",
+      resolve: (m) => m.queue.retries_total,
+    }),
+    launchTimeoutsTotal: t.int({
+      description: "Launches ended TIMED_OUT since start (counter).",
+      resolve: (m) => m.queue.timeouts_total,
+    }),
+    launchCancellationsTotal: t.int({
+      description: "Launches cancelled since start (counter).",
+      resolve: (m) => m.queue.cancellations_total,
+    }),
+    launchesAdoptedTotal: t.int({
+      description:
+        "Runs adopted at restart instead of spawned again (attempt recorded, daemon's reply lost) since start (counter).",
+      resolve: (m) => m.queue.adopted_total,
+    }),
+    launchWaitMsSum: t.float({
+      description:
+        "Sum of the queue waits (enqueued, or ready to retry, until dispatched) of the dispatches counted in launchWaitMsCount, in milliseconds (counter; a Float: it may exceed 2^31). Mean wait = launchWaitMsSum / launchWaitMsCount.",
+      resolve: (m) => m.queue.wait_ms_sum,
+    }),
+    launchWaitMsCount: t.int({
+      description: "Dispatches whose wait is summed in launchWaitMsSum (counter).",
+      resolve: (m) => m.queue.wait_ms_count,
+    }),
+    oldestQueuedAgeMs: t.float({
+      description: "Age of the oldest QUEUED launch, in milliseconds; 0 when none is queued (gauge).",
+      resolve: (m) => m.queue.oldest_queued_age_ms,
     }),
   }),
 });
@@ -272,6 +315,7 @@ builder.queryFields((t) => ({
       append_failures_total: ctx.store.stats.appendFailures,
       bus_subscribers: ctx.bus.listenerCount(),
       bus_dropped_total: ctx.bus.stats.dropped,
+      queue: ctx.queue.metrics(),
     }),
   }),
 }));

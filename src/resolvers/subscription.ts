@@ -27,7 +27,15 @@ import {
 import type { Prisma } from "../generated/prisma/client.js";
 import { builder } from "../schema/builder.js";
 import type { GraphQLContext } from "../schema/context.js";
-import { AgentGoneReasonEnum, AgentStatusEnum, statusValue } from "../schema/enums.js";
+import {
+  AgentGoneReasonEnum,
+  AgentStatusEnum,
+  LaunchStateEnum,
+  ScheduleChangeEnum,
+  launchStateValue,
+  scheduleChangeValue,
+  statusValue,
+} from "../schema/enums.js";
 import {
   EventKindEnum,
   FleetEventRef,
@@ -137,6 +145,24 @@ export type FleetChangeItem =
       cursor: number;
     }
   | { type: "health"; workspace: string; health: WorkspaceHealth; seed: boolean; cursor: number }
+  | {
+      type: "launch";
+      launchId: string;
+      from: string | null;
+      to: string;
+      reason: string | null;
+      attempt: number | null;
+      cursor: number;
+    }
+  | {
+      type: "schedule";
+      scheduleId: string;
+      change: PayloadOf<"schedule_changed">["change"];
+      launchId: string | null;
+      fireAtMs: number | null;
+      reason: string | null;
+      cursor: number;
+    }
   | { type: "seed_complete"; cursor: number }
   | { type: "gap"; cursor: number };
 
@@ -241,6 +267,81 @@ const WorkspaceHealthChanged = builder
     }),
   });
 
+const LaunchChanged = builder
+  .objectRef<Extract<FleetChangeItem, { type: "launch" }>>("LaunchChanged")
+  .implement({
+    description:
+      "A launch changed state (its LaunchChangedEvent). Launches are not part of the seed: read the current ones with `launches`.",
+    isTypeOf: (i) => (i as FleetChangeItem).type === "launch",
+    fields: (t) => ({
+      launch: t.prismaField({
+        type: "Launch",
+        description: "The launch, as stored now (it may have moved on since this change).",
+        resolve: (query, i, _a, ctx) =>
+          ctx.prisma.launch.findUniqueOrThrow({ ...query, where: { id: i.launchId } }),
+      }),
+      from: t.field({
+        type: LaunchStateEnum,
+        nullable: true,
+        description: "The state before; null for the launch's first state (QUEUED).",
+        resolve: (i) => (i.from === null ? null : launchStateValue(i.from)),
+      }),
+      to: t.field({
+        type: LaunchStateEnum,
+        description: "The new state.",
+        resolve: (i) => launchStateValue(i.to),
+      }),
+      reason: t.exposeString("reason", {
+        nullable: true,
+        description: "Why, in words (which retry, why it failed, who cancelled it); null when none.",
+      }),
+      attempt: t.exposeInt("attempt", {
+        nullable: true,
+        description: "The attempt number the change concerns; null before the first attempt.",
+      }),
+      cursor: t.string({ description: CHANGE_CURSOR_DESCRIPTION, resolve: changeCursor }),
+    }),
+  });
+
+const ScheduleChanged = builder
+  .objectRef<Extract<FleetChangeItem, { type: "schedule" }>>("ScheduleChanged")
+  .implement({
+    description:
+      "A schedule was created, changed, paused, resumed or deleted, or a fire time of it fired or was skipped (its ScheduleChangedEvent). Schedules are not part of the seed: read them with `schedules`.",
+    isTypeOf: (i) => (i as FleetChangeItem).type === "schedule",
+    fields: (t) => ({
+      schedule: t.prismaField({
+        type: "Schedule",
+        description: "The schedule, as stored now (a deleted one stays readable).",
+        resolve: (query, i, _a, ctx) =>
+          ctx.prisma.schedule.findUniqueOrThrow({ ...query, where: { id: i.scheduleId } }),
+      }),
+      change: t.field({
+        type: ScheduleChangeEnum,
+        description: "What happened.",
+        resolve: (i) => scheduleChangeValue(i.change),
+      }),
+      launch: t.prismaField({
+        type: "Launch",
+        nullable: true,
+        description: "The launch a firing enqueued (FIRED); null otherwise.",
+        resolve: (query, i, _a, ctx) =>
+          i.launchId === null ? null : ctx.prisma.launch.findUnique({ ...query, where: { id: i.launchId } }),
+      }),
+      fireAt: t.field({
+        type: "DateTime",
+        nullable: true,
+        description: "The fire time concerned (FIRED, SKIPPED); null otherwise.",
+        resolve: (i) => (i.fireAtMs === null ? null : new Date(i.fireAtMs)),
+      }),
+      reason: t.exposeString("reason", {
+        nullable: true,
+        description: "Why a fire time was skipped, or other detail in words; null when none.",
+      }),
+      cursor: t.string({ description: CHANGE_CURSOR_DESCRIPTION, resolve: changeCursor }),
+    }),
+  });
+
 const FleetSeedComplete = builder
   .objectRef<Extract<FleetChangeItem, { type: "seed_complete" | "gap" }>>("FleetSeedComplete")
   .implement({
@@ -260,7 +361,15 @@ const FleetSeedComplete = builder
 const FleetChangeRef = builder.unionType("FleetChange", {
   description:
     "A change to the fleet: the seed's items (unless resumed with `after`), then live changes. Every item has a `cursor` to resume after.",
-  types: [AgentAppeared, AgentStatusChanged, AgentGone, WorkspaceHealthChanged, FleetSeedComplete],
+  types: [
+    AgentAppeared,
+    AgentStatusChanged,
+    AgentGone,
+    WorkspaceHealthChanged,
+    LaunchChanged,
+    ScheduleChanged,
+    FleetSeedComplete,
+  ],
   resolveType: (i) => {
     switch (i.type) {
       case "agent":
@@ -271,18 +380,25 @@ const FleetChangeRef = builder.unionType("FleetChange", {
         return "AgentGone";
       case "health":
         return "WorkspaceHealthChanged";
+      case "launch":
+        return "LaunchChanged";
+      case "schedule":
+        return "ScheduleChanged";
       default:
         return "FleetSeedComplete";
     }
   },
 });
 
+/** The event kinds fleetChanges delivers as changes: agents' lifecycle, workspace health, launches, schedules. */
 const LIFECYCLE_KINDS: ReadonlySet<EventKind> = new Set([
   "agent_spawned",
   "agent_discovered",
   "status_changed",
   "agent_gone",
   "workspace_health",
+  "launch_changed",
+  "schedule_changed",
 ]);
 
 /**
@@ -313,6 +429,26 @@ function changeOf(e: FleetEvent, position: number): FleetChangeItem | typeof SKI
         workspace: e.workspace,
         health: { state: e.payload.state, reason: e.payload.reason, since: new Date(e.tsMs) },
         seed: false,
+        cursor,
+      };
+    case "launch_changed":
+      return {
+        type: "launch",
+        launchId: e.payload.launchId,
+        from: e.payload.from,
+        to: e.payload.to,
+        reason: e.payload.reason,
+        attempt: e.payload.attempt,
+        cursor,
+      };
+    case "schedule_changed":
+      return {
+        type: "schedule",
+        scheduleId: e.payload.scheduleId,
+        change: e.payload.change,
+        launchId: e.payload.launchId,
+        fireAtMs: e.payload.fireAtMs,
+        reason: e.payload.reason,
         cursor,
       };
     default:
@@ -500,7 +636,7 @@ builder.subscriptionFields((t) => ({
   fleetChanges: t.field({
     type: FleetChangeRef,
     description:
-      "Without `after`: a seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes; nothing published between seed and live is lost. Each subscription without `after` (a reconnect included) starts with a new seed. With `after` (the `cursor` of the last item received; over SSE, `Last-Event-ID`): no seed, the changes committed after it replayed from the store, then live, none repeated. After falling behind: FleetSeedComplete with `fellBehind: true`, then the missed changes replayed from the store. Viewer role; only the token's workspaces.",
+      "Without `after`: a seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes (agents, workspace health, and launch and schedule changes: LaunchChanged, ScheduleChanged — launches and schedules are not seeded, read them with `launches` and `schedules`); nothing published between seed and live is lost. Each subscription without `after` (a reconnect included) starts with a new seed. With `after` (the `cursor` of the last item received; over SSE, `Last-Event-ID`): no seed, the changes committed after it replayed from the store, then live, none repeated. After falling behind: FleetSeedComplete with `fellBehind: true`, then the missed changes replayed from the store. Viewer role; only the token's workspaces.",
     authScopes: { role: "viewer" },
     args: {
       after: t.arg.string({

@@ -7,7 +7,7 @@
  */
 import { getArgumentValues, type GraphQLResolveInfo } from "graphql";
 import { AuthScopeFailureType, type AuthFailure, type ForbiddenResult } from "@pothos/plugin-scope-auth";
-import { AgentNotVisible, Forbidden, Unauthenticated } from "../auth/errors.js";
+import { AgentNotVisible, Forbidden, QueueItemNotVisible, Unauthenticated } from "../auth/errors.js";
 import { allowsWorkspace, roleAtLeast, type Principal, type Role } from "../auth/roles.js";
 import { redactArgs } from "../auth/audit.js";
 import type { GraphQLContext } from "./context.js";
@@ -24,6 +24,8 @@ export function authScopesFor(ctx: GraphQLContext): {
   allWorkspaces: boolean;
   workspace: (name: string) => boolean;
   agent: (agentId: string) => Promise<boolean>;
+  launch: (launchId: string) => Promise<boolean>;
+  schedule: (scheduleId: string) => Promise<boolean>;
 } {
   const p: Principal = ctx.auth;
   const valid = stillValid(ctx);
@@ -36,6 +38,25 @@ export function authScopesFor(ctx: GraphQLContext): {
       if (p.workspaces === null) return true;
       const row = await ctx.prisma.agent.findUnique({ where: { id: agentId }, select: { workspace: true } });
       // An unknown agent is for the resolver to report as NotFound.
+      return row === null || allowsWorkspace(p, row.workspace);
+    },
+    // Launches and schedules (issue 14) follow the agent rule: unknown ids pass (NotFound later).
+    launch: async (launchId) => {
+      if (!valid) return false;
+      if (p.workspaces === null) return true;
+      const row = await ctx.prisma.launch.findUnique({
+        where: { id: launchId },
+        select: { workspace: true },
+      });
+      return row === null || allowsWorkspace(p, row.workspace);
+    },
+    schedule: async (scheduleId) => {
+      if (!valid) return false;
+      if (p.workspaces === null) return true;
+      const row = await ctx.prisma.schedule.findUnique({
+        where: { id: scheduleId },
+        select: { workspace: true },
+      });
       return row === null || allowsWorkspace(p, row.workspace);
     },
   };
@@ -56,7 +77,8 @@ function firstScopeFailure(f: AuthFailure): { scope: string; parameter: unknown 
 /**
  * The error a scope failure stands for: Forbidden naming the missing role, or the workspace the
  * request named itself (`named`: false for rules on objects reached through data, whose
- * workspace the token must not learn); an agent outside the token's workspaces is "not found".
+ * workspace the token must not learn); an agent, launch or schedule outside the token's workspaces
+ * is "not found".
  */
 export function forbiddenFrom(failure: AuthFailure, principal: Principal, named = true): Error {
   const f = firstScopeFailure(failure);
@@ -80,9 +102,12 @@ export function forbiddenFrom(failure: AuthFailure, principal: Principal, named 
           );
     case "agent":
       return new AgentNotVisible(String(f.parameter));
+    case "launch":
+    case "schedule":
+      return new QueueItemNotVisible(f.scope, String(f.parameter));
     case "allWorkspaces":
       return new Forbidden(
-        `this needs an admin token not limited to workspaces (tokens, the audit log, and where API keys are read from or sent: apiKeyFromEnv, baseUrl); token ${principal.name} is limited`,
+        `this needs an admin token not limited to workspaces (tokens, the audit log, caps and budgets beyond one workspace, and where API keys are read from or sent: apiKeyFromEnv, baseUrl); token ${principal.name} is limited`,
         "admin",
       );
     default:
@@ -127,7 +152,7 @@ export function unauthorizedError(
         result:
           err instanceof Forbidden
             ? err.code
-            : err instanceof AgentNotVisible
+            : err instanceof AgentNotVisible || err instanceof QueueItemNotVisible
               ? "NOT_FOUND"
               : "UNAUTHENTICATED",
         denied: true,

@@ -62,6 +62,10 @@ export const builder = new SchemaBuilder<{
     workspace: string;
     /** The principal may use this agent's workspace (by agent id; unknown ids pass, to be NotFound). */
     agent: string;
+    /** The principal may use this launch's workspace (by launch id; unknown ids pass, to be NotFound). */
+    launch: string;
+    /** The principal may use this schedule's workspace (by schedule id; unknown ids pass, to be NotFound). */
+    schedule: string;
   };
 }>({
   plugins: [

@@ -11,6 +11,8 @@ import type { Principal } from "../auth/roles.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { AuditLog } from "../auth/audit.js";
 import type { ReplayLimiter } from "../bus/replay-limiter.js";
+import type { LaunchQueue } from "../queue/queue.js";
+import type { ScheduleService } from "../queue/schedules.js";
 
 /** Long-lived services the schema reads from and delegates to. */
 export interface GraphQLServices {
@@ -25,6 +27,10 @@ export interface GraphQLServices {
   audit: AuditLog;
   /** Gateway-wide fair limit on concurrent store reads of replaying subscriptions. */
   replays: ReplayLimiter;
+  /** The durable launch queue (issue 14). */
+  queue: LaunchQueue;
+  /** Cron schedules of launches (issue 14 item 4). */
+  schedules: ScheduleService;
 }
 
 /** What every resolver receives. Resolvers call services; they never hold state. */

@@ -83,7 +83,7 @@ export const RoleEnum = builder.enumType("Role", {
 
 /** Stable codes of typed mutation errors (`Error.code`); the same names as top-level `extensions.code`. */
 const ERROR_CODES = {
-  NOT_FOUND: { description: "The workspace, agent or token does not exist." },
+  NOT_FOUND: { description: "The workspace, agent, token, launch or schedule does not exist." },
   INVALID_STATE: { description: "Not allowed in the target's current state." },
   CONFLICT: { description: "Collides with existing state." },
   PROVIDER_MISCONFIGURED: { description: "The workspace's provider configuration is incoherent." },
@@ -208,5 +208,231 @@ export const EntityTypeEnum = builder.enumType("EntityType", {
     WORKSPACE: { value: "workspace" },
     AGENT: { value: "agent" },
     TOKEN: { value: "token" },
+    LAUNCH: { value: "launch" },
+    SCHEDULE: { value: "schedule" },
   } as const,
 });
+
+// Launch queue (issue 14) -------------------------------------------------------------------------
+
+/** The launch states {@link LaunchStateEnum} knows (src/queue/types.ts), with their descriptions. */
+const LAUNCH_STATE_VALUES = {
+  QUEUED: {
+    value: "QUEUED",
+    description: "Waiting to be dispatched (see `waitingFor`); also a retry waiting for its backoff.",
+  },
+  DISPATCHED: {
+    value: "DISPATCHED",
+    description: "An attempt is recorded and its spawn is on its way to the daemon.",
+  },
+  RUNNING: { value: "RUNNING", description: "The attempt's run exists (see `agent`)." },
+  SUCCEEDED: { value: "SUCCEEDED", description: "The run ended successfully (final)." },
+  FAILED: {
+    value: "FAILED",
+    description: "The run failed permanently, or every attempt allowed failed (final; see `reason`).",
+  },
+  TIMED_OUT: {
+    value: "TIMED_OUT",
+    description: "The run exceeded the launch's timeout and was killed by Prospero (final).",
+  },
+  CANCELLED: { value: "CANCELLED", description: "Cancelled through cancelLaunch (final)." },
+} as const;
+
+/** A stored launch state {@link LaunchStateEnum} knows. */
+type KnownLaunchState = keyof typeof LAUNCH_STATE_VALUES;
+
+/**
+ * GraphQL `LaunchState`: internal values are the stored states (`Launch.state`), `unknown` for a
+ * state this gateway does not know ({@link launchStateValue}). As a filter value UNKNOWN matches no
+ * launch.
+ */
+export const LaunchStateEnum = builder.enumType("LaunchState", {
+  description:
+    "Where a launch is in its life: QUEUED → DISPATCHED → RUNNING → SUCCEEDED | FAILED | TIMED_OUT | CANCELLED (a retry goes back to QUEUED; CANCELLED is reachable from every non-final state). UNKNOWN: a state this gateway does not know; its raw name is in `stateName`.",
+  values: {
+    ...LAUNCH_STATE_VALUES,
+    UNKNOWN: { value: "unknown", description: "A state this gateway does not know (see stateName)." },
+  } as Record<string, { value: KnownLaunchState | "unknown"; description: string }>,
+});
+
+/** Map a stored launch state onto {@link LaunchStateEnum}'s internal values. */
+export function launchStateValue(raw: string): KnownLaunchState | "unknown" {
+  return Object.hasOwn(LAUNCH_STATE_VALUES, raw) ? (raw as KnownLaunchState) : "unknown";
+}
+
+/** The stored attempt outcomes (`LaunchAttempt.outcome`) with their GraphQL names. */
+const ATTEMPT_OUTCOMES = {
+  succeeded: { name: "SUCCEEDED", description: "The attempt's run ended successfully." },
+  failed: { name: "FAILED", description: "The attempt's run failed (see `error` and `transient`)." },
+  timed_out: { name: "TIMED_OUT", description: "The attempt's run exceeded the timeout and was killed." },
+  cancelled: { name: "CANCELLED", description: "The launch was cancelled during this attempt." },
+  lost: {
+    name: "LOST",
+    description:
+      "The spawn was recorded but never reached a run (the gateway stopped before the daemon's reply and no matching run was found at restart).",
+  },
+} as const;
+
+/** A stored attempt outcome {@link AttemptOutcomeEnum} knows. */
+type KnownAttemptOutcome = keyof typeof ATTEMPT_OUTCOMES;
+
+/** GraphQL `AttemptOutcome`: internal values are the stored outcomes, `unknown` for others ({@link attemptOutcomeValue}). */
+export const AttemptOutcomeEnum = builder.enumType("AttemptOutcome", {
+  description:
+    "How one attempt of a launch ended. UNKNOWN: an outcome this gateway does not know; its raw name is in `outcomeName`.",
+  values: {
+    ...Object.fromEntries(
+      Object.entries(ATTEMPT_OUTCOMES).map(([value, o]) => [o.name, { value, description: o.description }]),
+    ),
+    UNKNOWN: { value: "unknown", description: "An outcome this gateway does not know (see outcomeName)." },
+  } as Record<string, { value: KnownAttemptOutcome | "unknown"; description: string }>,
+});
+
+/** Map a stored attempt outcome onto {@link AttemptOutcomeEnum}'s internal values. */
+export function attemptOutcomeValue(raw: string): KnownAttemptOutcome | "unknown" {
+  return Object.hasOwn(ATTEMPT_OUTCOMES, raw) ? (raw as KnownAttemptOutcome) : "unknown";
+}
+
+/** GraphQL `CapScope` (internal values: src/queue/types.ts `CapScope`). */
+export const CapScopeEnum = builder.enumType("CapScope", {
+  description:
+    "What a concurrency cap counts: live runs of the whole fleet, a workspace, a provider or a model.",
+  values: {
+    GLOBAL: { value: "GLOBAL", description: "Every live run of the fleet (key is empty)." },
+    WORKSPACE: { value: "WORKSPACE", description: "Live runs of one workspace (key: its name)." },
+    PROVIDER: {
+      value: "PROVIDER",
+      description: "Live runs using one LLM provider (key: its wire name, e.g. `anthropic`).",
+    },
+    MODEL: { value: "MODEL", description: "Live runs using one model (key: the model name)." },
+  } as const,
+});
+
+/** GraphQL `BudgetScope` (internal values: src/queue/types.ts `BudgetScope`). */
+export const BudgetScopeEnum = builder.enumType("BudgetScope", {
+  description: "Whose estimated spend a budget limits.",
+  values: {
+    WORKSPACE: { value: "WORKSPACE", description: "Runs of one workspace (key: its name)." },
+    PROVIDER: {
+      value: "PROVIDER",
+      description: "Runs using one LLM provider (key: its wire name, e.g. `anthropic`).",
+    },
+  } as const,
+});
+
+/** GraphQL `BudgetPeriod` (internal values: src/queue/types.ts `BudgetPeriod`). */
+export const BudgetPeriodEnum = builder.enumType("BudgetPeriod", {
+  description: "The period a budget's spend is summed over (UTC).",
+  values: {
+    DAY: { value: "DAY", description: "The current UTC day (from midnight UTC)." },
+    MONTH: { value: "MONTH", description: "The current UTC calendar month (from the 1st, midnight UTC)." },
+  } as const,
+});
+
+/** GraphQL `WaitKind`: internal values are src/queue/types.ts `WaitReason.kind`. */
+export const WaitKindEnum = builder.enumType("WaitKind", {
+  description: "Why a queued launch is not dispatched yet.",
+  values: {
+    CAP: { value: "CAP", description: "A concurrency cap is full (`scope`, `key`, `inUse`, `max`)." },
+    BUDGET: {
+      value: "BUDGET",
+      description: "A budget is spent for the period (`scope`, `key`, `period`, `spentUsd`, `limitUsd`).",
+    },
+    NOT_BEFORE: { value: "NOT_BEFORE", description: "Its `notBefore` is ahead (`until`)." },
+    RETRY_BACKOFF: { value: "RETRY_BACKOFF", description: "Waiting before its next attempt (`until`)." },
+    PROVIDER_BACKOFF: {
+      value: "PROVIDER_BACKOFF",
+      description: "Its provider is backing off after a burst of transient failures (`until`).",
+    },
+    PREVIOUS_RUN: {
+      value: "PREVIOUS_RUN",
+      description: "Its schedule's previous launch is still active (overlap policy QUEUE; `previousLaunch`).",
+    },
+    DAEMON_UNREACHABLE: {
+      value: "DAEMON_UNREACHABLE",
+      description: "Its last dispatch could not reach the workspace's caliband; tried again at `until`.",
+    },
+    UNKNOWN: { value: "UNKNOWN", description: "A reason this schema does not know yet (a newer gateway's)." },
+  } as const,
+});
+
+/** GraphQL `ScheduleOverlap` (internal values: the stored `Schedule.overlap`). */
+export const ScheduleOverlapEnum = builder.enumType("ScheduleOverlap", {
+  description: "What a firing does while the schedule's previous launch is still active.",
+  values: {
+    SKIP: { value: "SKIP", description: "Skip the firing (recorded with its reason)." },
+    QUEUE: { value: "QUEUE", description: "Enqueue it; it waits until the previous launch is final." },
+    ALLOW: { value: "ALLOW", description: "Enqueue it; both may run at once (caps still apply)." },
+  } as const,
+});
+
+/** GraphQL `ScheduleMissed` (internal values: the stored `Schedule.missed`). */
+export const ScheduleMissedEnum = builder.enumType("ScheduleMissed", {
+  description: "What the gateway does at start for firings it missed while it was down.",
+  values: {
+    SKIP: { value: "SKIP", description: "Skip them (each recorded as skipped)." },
+    RUN_ONCE: { value: "RUN_ONCE", description: "Fire once for all of them, then follow the schedule." },
+  } as const,
+});
+
+/** The stored `schedule_changed` changes with their descriptions. */
+const SCHEDULE_CHANGES = {
+  created: "The schedule was created.",
+  updated: "The schedule was changed.",
+  paused: "The schedule was paused.",
+  resumed: "The schedule was resumed.",
+  deleted: "The schedule was deleted (its firings stay in history).",
+  fired: "A fire time became a launch (`launch`).",
+  skipped: "A fire time was skipped (`reason`).",
+} as const;
+
+/** A stored schedule change {@link ScheduleChangeEnum} knows. */
+type KnownScheduleChange = keyof typeof SCHEDULE_CHANGES;
+
+/** GraphQL `ScheduleChange`: internal values are the stored changes, `unknown` for others ({@link scheduleChangeValue}). */
+export const ScheduleChangeEnum = builder.enumType("ScheduleChange", {
+  description: "What happened to a schedule. UNKNOWN: a change this gateway does not know.",
+  values: {
+    ...Object.fromEntries(
+      Object.entries(SCHEDULE_CHANGES).map(([value, description]) => [
+        value.toUpperCase(),
+        { value, description },
+      ]),
+    ),
+    UNKNOWN: { value: "unknown", description: "A change this gateway does not know." },
+  } as Record<string, { value: KnownScheduleChange | "unknown"; description: string }>,
+});
+
+/** Map a stored schedule change onto {@link ScheduleChangeEnum}'s internal values. */
+export function scheduleChangeValue(raw: string): KnownScheduleChange | "unknown" {
+  return Object.hasOwn(SCHEDULE_CHANGES, raw) ? (raw as KnownScheduleChange) : "unknown";
+}
+
+/** The stored `ScheduleFiring.trigger` values with their descriptions. */
+const FIRING_TRIGGERS = {
+  cron: "A fire time of the cron expression.",
+  missed: "A fire time missed while the gateway was down, run once at start (missed policy RUN_ONCE).",
+  manual: "Run now (runSchedule).",
+} as const;
+
+/** A stored trigger {@link FiringTriggerEnum} knows. */
+type KnownFiringTrigger = keyof typeof FIRING_TRIGGERS;
+
+/** GraphQL `FiringTrigger`: internal values are the stored triggers, `unknown` for others ({@link firingTriggerValue}). */
+export const FiringTriggerEnum = builder.enumType("FiringTrigger", {
+  description: "What made a schedule fire. UNKNOWN: a trigger this gateway does not know.",
+  values: {
+    ...Object.fromEntries(
+      Object.entries(FIRING_TRIGGERS).map(([value, description]) => [
+        value.toUpperCase(),
+        { value, description },
+      ]),
+    ),
+    UNKNOWN: { value: "unknown", description: "A trigger this gateway does not know." },
+  } as Record<string, { value: KnownFiringTrigger | "unknown"; description: string }>,
+});
+
+/** Map a stored firing trigger onto {@link FiringTriggerEnum}'s internal values. */
+export function firingTriggerValue(raw: string): KnownFiringTrigger | "unknown" {
+  return Object.hasOwn(FIRING_TRIGGERS, raw) ? (raw as KnownFiringTrigger) : "unknown";
+}

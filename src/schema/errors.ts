@@ -137,7 +137,8 @@ const ErrorInterface = builder.interfaceRef<Error & { code?: string }>("Error").
 
 builder.objectType(NotFound, {
   name: "NotFoundError",
-  description: "The workspace, agent or token does not exist (anywhere in the fleet or its history).",
+  description:
+    "The workspace, agent, token, launch or schedule does not exist (anywhere in the fleet or its history).",
   interfaces: [ErrorInterface],
   isTypeOf: (e) => e instanceof NotFound,
   fields: (t) => ({

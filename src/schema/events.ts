@@ -17,10 +17,14 @@ import {
   AgentGoneReasonEnum,
   AgentStatusEnum,
   HealthStateEnum,
+  LaunchStateEnum,
   OutputStreamEnum,
   RunOutcomeEnum,
+  ScheduleChangeEnum,
   StopReasonEnum,
+  launchStateValue,
   outcomeValue,
+  scheduleChangeValue,
   statusValue,
   stopReasonValue,
 } from "./enums.js";
@@ -88,6 +92,8 @@ const TYPE_OF_KIND: Record<EventKind, string> = {
   ingest_gap: "IngestGapEvent",
   store_persist_failed: "StorePersistFailedEvent",
   worker_log: "WorkerLogEvent",
+  launch_changed: "LaunchChangedEvent",
+  schedule_changed: "ScheduleChangedEvent",
 };
 
 /** The event kind a FleetEvent object type name stands for (null for other names and GapEvent). */
@@ -465,6 +471,83 @@ eventType(
       nullable: true,
       description:
         "Why `logTail` is null: the file does not exist here (a daemon on another machine, or removed with the session dir) or could not be read; null when it was read.",
+      resolve: (e) => e.payload.reason,
+    }),
+  }),
+);
+
+eventType(
+  "launch_changed",
+  "A launch changed state (issue 14): stored in its workspace's stream together with the launch's update, so the launch as read after this event is at least this far. The same change is the launch's LaunchTransition and, on fleetChanges, a LaunchChanged item.",
+  (t) => ({
+    launchId: t.string({ description: "The launch's 12-hex id.", resolve: (e) => e.payload.launchId }),
+    launch: t.prismaField({
+      type: "Launch",
+      nullable: true,
+      description: "The launch, as stored now (null only if its row is missing).",
+      resolve: (query, e, _a, ctx) =>
+        ctx.prisma.launch.findUnique({ ...query, where: { id: e.payload.launchId } }),
+    }),
+    from: t.field({
+      type: LaunchStateEnum,
+      nullable: true,
+      description: "The state before; null for the launch's first state (QUEUED).",
+      resolve: (e) => (e.payload.from === null ? null : launchStateValue(e.payload.from)),
+    }),
+    to: t.field({
+      type: LaunchStateEnum,
+      description: "The new state.",
+      resolve: (e) => launchStateValue(e.payload.to),
+    }),
+    reason: t.string({
+      nullable: true,
+      description: "Why, in words (which retry, why it failed, who cancelled it); null when none.",
+      resolve: (e) => e.payload.reason,
+    }),
+    attempt: t.int({
+      nullable: true,
+      description: "The attempt number the change concerns; null before the first attempt.",
+      resolve: (e) => e.payload.attempt,
+    }),
+    attemptAgentId: t.string({
+      nullable: true,
+      description: "caliband id of that attempt's run, once known; null otherwise.",
+      resolve: (e) => e.payload.agentId,
+    }),
+  }),
+);
+eventType(
+  "schedule_changed",
+  "A schedule was created, changed, paused, resumed or deleted, or one of its fire times fired (a launch was enqueued) or was skipped (issue 14 item 4); stored in its workspace's stream. On fleetChanges the same change is a ScheduleChanged item.",
+  (t) => ({
+    scheduleId: t.string({ description: "The schedule's 12-hex id.", resolve: (e) => e.payload.scheduleId }),
+    schedule: t.prismaField({
+      type: "Schedule",
+      nullable: true,
+      description:
+        "The schedule, as stored now (deleted ones stay readable; null only if its row is missing).",
+      resolve: (query, e, _a, ctx) =>
+        ctx.prisma.schedule.findUnique({ ...query, where: { id: e.payload.scheduleId } }),
+    }),
+    change: t.field({
+      type: ScheduleChangeEnum,
+      description: "What happened.",
+      resolve: (e) => scheduleChangeValue(e.payload.change),
+    }),
+    launchId: t.string({
+      nullable: true,
+      description: "The launch a firing enqueued (FIRED); null otherwise.",
+      resolve: (e) => e.payload.launchId,
+    }),
+    fireAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "The fire time concerned (FIRED, SKIPPED); null otherwise.",
+      resolve: (e) => (e.payload.fireAtMs === null ? null : new Date(e.payload.fireAtMs)),
+    }),
+    reason: t.string({
+      nullable: true,
+      description: "Why a fire time was skipped, or other detail in words; null when none.",
       resolve: (e) => e.payload.reason,
     }),
   }),

@@ -134,6 +134,11 @@ builder.prismaNode("Workspace", {
       description: "When it was (last) registered.",
       resolve: (w) => w.createdAt,
     }),
+    launchTimeoutMs: t.exposeInt("launchTimeoutMs", {
+      nullable: true,
+      description:
+        "Default run timeout, ms, of launches enqueued here that name none (setWorkspaceLaunchTimeout); null = none.",
+    }),
     sources: t.field({
       type: [SourceRef],
       description: "Checkouts agents can be spawned in, discovered now as caliband does.",

@@ -61,7 +61,15 @@ describe("bench harness", () => {
     expect(err?.code).toBe(2);
     expect(err?.stderr).toContain('unknown scenario "no-such-scenario"');
     const list = await bench(["--list"]);
-    for (const name of ["ingest", "fanout", "replay", "slow-consumer", "poll-scale", "footprint"]) {
+    for (const name of [
+      "ingest",
+      "fanout",
+      "replay",
+      "slow-consumer",
+      "poll-scale",
+      "footprint",
+      "queue-scale",
+    ]) {
       expect(list.stdout).toContain(name);
     }
   });

@@ -205,6 +205,17 @@ const MUTATION_ERRORS: Record<string, string[]> = {
   endAgentInput: [...DAEMON, "InvalidStateError", "NotFoundError"],
   createToken: ["ConflictError"],
   revokeToken: ["NotFoundError"],
+  // The launch queue (issue 14).
+  enqueueLaunch: ["ConflictError", "NotFoundError"],
+  cancelLaunch: [...DAEMON, "InvalidStateError", "NotFoundError"],
+  setCap: ["NotFoundError"],
+  setBudget: ["NotFoundError"],
+  setWorkspaceLaunchTimeout: ["NotFoundError"],
+  createSchedule: ["NotFoundError"],
+  pauseSchedule: ["InvalidStateError", "NotFoundError"],
+  resumeSchedule: ["InvalidStateError", "NotFoundError"],
+  deleteSchedule: ["InvalidStateError", "NotFoundError"],
+  runSchedule: ["InvalidStateError", "NotFoundError"],
 };
 
 type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };

@@ -157,6 +157,8 @@ describe("GraphQL queries", () => {
       tokens: h.app.tokens,
       audit: h.app.audit,
       replays: new ReplayLimiter(),
+      queue: h.app.queue,
+      schedules: h.app.schedules,
       auth: admin.principal,
       remoteAddress: null,
       clientKey: "test",
@@ -187,6 +189,8 @@ function services(app: AppHarness["app"]) {
     tokens: app.tokens,
     audit: app.audit,
     replays: new ReplayLimiter(),
+    queue: app.queue,
+    schedules: app.schedules,
   };
 }
 

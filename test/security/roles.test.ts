@@ -10,6 +10,8 @@ import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSchema, fieldsWithoutAuthRule } from "../../src/schema/index.js";
+import { NO_RETRY } from "../../src/queue/types.js";
+import { REFUSALS_PER_WINDOW } from "../../src/auth/audit.js";
 import { collect, startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -66,6 +68,11 @@ interface MutationCase {
   matrixVars?(): Promise<Record<string, unknown>>;
   /** The workspace and agent its audit row must name, from the variables. */
   targets(v: Record<string, unknown>): { workspace?: string | null; agentId?: string | null };
+  /**
+   * For a call naming its target by id (no workspace in its arguments) that is not an agent: what a
+   * token of another workspace is told is not found (default: the agent of `targets`).
+   */
+  hidden?: { entity: "LAUNCH" | "SCHEDULE"; key(v: Record<string, unknown>): string };
 }
 
 let h: AppHarness;
@@ -77,6 +84,51 @@ const held = (ws: string) => spawnVia(h, ws, HOLD);
 const interactive = (ws: string) =>
   spawnVia(h, ws, "chat with me", { interactive: true, until: (s) => s === "idle" });
 const agentTarget = (v: Record<string, unknown>) => ({ agentId: v["agentId"] as string });
+const inputWorkspace = (v: Record<string, unknown>) => ({
+  workspace: (v["input"] as { workspace: string }).workspace,
+});
+const noTarget = () => ({ workspace: null, agentId: null });
+/** Far enough ahead that a launch stays queued (nothing spawned) for the whole file. */
+const later = () => new Date(Date.now() + 3_600_000).toISOString();
+
+/** A queued launch in `ws` (held back by notBefore), enqueued as the bootstrap admin. */
+async function queuedLaunch(ws: string): Promise<string> {
+  const r = await h.gql<{ enqueueLaunch: { __typename: string; launch?: { launchId: string } } }>(
+    `mutation($input: EnqueueLaunchInput!) { enqueueLaunch(input: $input) { __typename ... on EnqueueLaunchPayload { launch { launchId } } } }`,
+    { input: { workspace: ws, prompt: "later", notBefore: later() } },
+  );
+  expect(r.data?.enqueueLaunch.__typename, JSON.stringify(r)).toBe("EnqueueLaunchPayload");
+  return r.data!.enqueueLaunch.launch!.launchId;
+}
+
+/** A paused schedule in `ws` whose firings end at once ("quick"), created as the bootstrap admin. */
+async function pausedSchedule(ws: string): Promise<string> {
+  const r = await h.gql<{ createSchedule: { __typename: string; schedule?: { scheduleId: string } } }>(
+    `mutation($input: CreateScheduleInput!) { createSchedule(input: $input) { __typename ... on CreateSchedulePayload { schedule { scheduleId } } } }`,
+    {
+      input: {
+        name: `matrix-${++seq}`,
+        workspace: ws,
+        cron: "0 3 * * *",
+        paused: true,
+        template: { prompt: "quick" },
+      },
+    },
+  );
+  expect(r.data?.createSchedule.__typename, JSON.stringify(r)).toBe("CreateSchedulePayload");
+  return r.data!.createSchedule.schedule!.scheduleId;
+}
+
+/** A schedule action's case: operator role, within the schedule's workspace. */
+const scheduleCase = (input: string): MutationCase => ({
+  need: "operator",
+  scope: "workspace",
+  decl: `($input: ${input}!)`,
+  args: "input: $input",
+  vars: async (ws) => ({ input: { scheduleId: await pausedSchedule(ws) } }),
+  targets: noTarget,
+  hidden: { entity: "SCHEDULE", key: (v) => (v["input"] as { scheduleId: string }).scheduleId },
+});
 
 /**
  * Every mutation of the schema, classified. A new mutation field must be added here (the first
@@ -208,6 +260,70 @@ const CASES: Record<string, MutationCase> = {
     },
     targets: () => ({ workspace: null, agentId: null }),
   },
+  // The launch queue (issue 14).
+  enqueueLaunch: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($input: EnqueueLaunchInput!)",
+    args: "input: $input",
+    vars: async (ws) => ({ input: { workspace: ws, prompt: "later", notBefore: later() } }),
+    targets: inputWorkspace,
+  },
+  cancelLaunch: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($input: CancelLaunchInput!)",
+    args: "input: $input",
+    vars: async (ws) => ({ input: { launchId: await queuedLaunch(ws) } }),
+    targets: noTarget,
+    hidden: { entity: "LAUNCH", key: (v) => (v["input"] as { launchId: string }).launchId },
+  },
+  // GLOBAL, PROVIDER and MODEL caps and PROVIDER budgets govern every workspace (a WORKSPACE cap
+  // or budget is an admin's within it: test/graphql/queue-mutations.test.ts).
+  setCap: {
+    need: "admin",
+    scope: "fleet",
+    decl: "($input: SetCapInput!)",
+    args: "input: $input",
+    vars: async () => ({ input: { scope: "GLOBAL", max: 5 } }),
+    targets: noTarget,
+  },
+  setBudget: {
+    need: "admin",
+    scope: "fleet",
+    decl: "($input: SetBudgetInput!)",
+    args: "input: $input",
+    vars: async () => ({ input: { scope: "PROVIDER", key: "anthropic", period: "DAY", limitUsd: 100 } }),
+    targets: noTarget,
+  },
+  setWorkspaceLaunchTimeout: {
+    need: "admin",
+    scope: "workspace",
+    decl: "($input: SetWorkspaceLaunchTimeoutInput!)",
+    args: "input: $input",
+    vars: async (ws) => ({ input: { workspace: ws, timeoutMs: 3_600_000 } }),
+    targets: inputWorkspace,
+  },
+  createSchedule: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($input: CreateScheduleInput!)",
+    args: "input: $input",
+    vars: async (ws) => ({
+      input: {
+        name: `made-${++seq}`,
+        workspace: ws,
+        cron: "0 3 * * *",
+        paused: true,
+        template: { prompt: "later" },
+      },
+    }),
+    targets: inputWorkspace,
+  },
+  pauseSchedule: scheduleCase("PauseScheduleInput"),
+  resumeSchedule: scheduleCase("ResumeScheduleInput"),
+  deleteSchedule: scheduleCase("DeleteScheduleInput"),
+  runSchedule: scheduleCase("RunScheduleInput"),
 };
 
 /** Call mutation `field` as `token`; the GraphQL response must carry no errors. */
@@ -305,7 +421,31 @@ async function expectAuditRow(
 const tokens: Record<Role, string> = { viewer: "", operator: "", admin: "" };
 const TOKEN_NAME: Record<Role, string> = { viewer: "m-viewer", operator: "m-operator", admin: "m-admin" };
 
-describe("role × mutation matrix (derived from the schema)", () => {
+/** The launch queue's mutations (issue 14). */
+const QUEUE_MUTATIONS: ReadonlySet<string> = new Set([
+  "enqueueLaunch",
+  "cancelLaunch",
+  "setCap",
+  "setBudget",
+  "setWorkspaceLaunchTimeout",
+  "createSchedule",
+  "pauseSchedule",
+  "resumeSchedule",
+  "deleteSchedule",
+  "runSchedule",
+]);
+
+/**
+ * The mutations in groups, each run on a gateway of its own: the audit log records at most
+ * REFUSALS_PER_WINDOW refusals of one token a minute (src/auth/audit.ts), and the viewer (refused
+ * every mutation) and the limited admin (refused on demo) would pass it over all of them at once.
+ */
+const MATRIX_GROUPS: [string, string[]][] = [
+  ["fleet, agents and tokens", Object.keys(CASES).filter((f) => !QUEUE_MUTATIONS.has(f))],
+  ["launch queue", Object.keys(CASES).filter((f) => QUEUE_MUTATIONS.has(f))],
+];
+
+describe.each(MATRIX_GROUPS)("role × mutation matrix (derived from the schema): %s", (_group, fields) => {
   beforeAll(async () => {
     h = await startAppHarness();
     other = await addWorkspaceWithDaemon(h);
@@ -327,11 +467,13 @@ describe("role × mutation matrix (derived from the schema)", () => {
   });
 
   it("the table classifies every mutation field of the schema, and no more", () => {
-    const fields = Object.keys(buildSchema().getMutationType()!.getFields()).sort();
-    expect(Object.keys(CASES).sort()).toEqual(fields);
+    const all = Object.keys(buildSchema().getMutationType()!.getFields()).sort();
+    expect(Object.keys(CASES).sort()).toEqual(all);
+    // Every refusal of the group's tokens must reach the audit log (see MATRIX_GROUPS).
+    expect(fields.length).toBeLessThan(REFUSALS_PER_WINDOW);
   });
 
-  it.each(Object.keys(CASES))(
+  it.each(fields)(
     "%s: refused below its role with nothing changed, allowed at or above it, audited every time",
     async (field) => {
       const c = CASES[field]!;
@@ -357,31 +499,36 @@ describe("role × mutation matrix (derived from the schema)", () => {
     },
   );
 
-  it("the operator role really drives agents, and an env value is stored redacted in the audit log", async () => {
-    // Positive controls for the matrix: what "allowed" did.
-    const spawned = await h.app.db.prisma.auditEntry.findMany({
-      where: { operation: "spawnAgent", tokenName: TOKEN_NAME.operator },
-    });
-    expect(spawned.map((r) => r.result)).toEqual(["SpawnAgentPayload"]);
-    expect(spawned[0]!.agentId).toMatch(/^[0-9a-f]{12}$/);
-    const killed = await h.app.db.prisma.auditEntry.findFirst({
-      where: { operation: "killAgent", tokenName: TOKEN_NAME.operator },
-    });
-    expect(killed?.result).toBe("KillAgentPayload");
-    const cfg = await h.app.db.prisma.auditEntry.findMany({ where: { operation: "updateWorkspaceConfig" } });
-    expect(cfg).toHaveLength(3);
-    for (const row of cfg) {
-      expect(row.args).toEqual({
-        input: {
-          workspace: "demo",
-          config: { provider: "anthropic", env: [{ name: "ANTHROPIC_API_KEY", value: "[redacted]" }] },
-        },
+  it.runIf(fields.includes("spawnAgent"))(
+    "the operator role really drives agents, and an env value is stored redacted in the audit log",
+    async () => {
+      // Positive controls for the matrix: what "allowed" did.
+      const spawned = await h.app.db.prisma.auditEntry.findMany({
+        where: { operation: "spawnAgent", tokenName: TOKEN_NAME.operator },
       });
-    }
-    // No row anywhere in the log holds the value.
-    const all = await h.app.db.prisma.auditEntry.findMany();
-    expect(JSON.stringify(all)).not.toContain(ENV_SECRET);
-  });
+      expect(spawned.map((r) => r.result)).toEqual(["SpawnAgentPayload"]);
+      expect(spawned[0]!.agentId).toMatch(/^[0-9a-f]{12}$/);
+      const killed = await h.app.db.prisma.auditEntry.findFirst({
+        where: { operation: "killAgent", tokenName: TOKEN_NAME.operator },
+      });
+      expect(killed?.result).toBe("KillAgentPayload");
+      const cfg = await h.app.db.prisma.auditEntry.findMany({
+        where: { operation: "updateWorkspaceConfig" },
+      });
+      expect(cfg).toHaveLength(3);
+      for (const row of cfg) {
+        expect(row.args).toEqual({
+          input: {
+            workspace: "demo",
+            config: { provider: "anthropic", env: [{ name: "ANTHROPIC_API_KEY", value: "[redacted]" }] },
+          },
+        });
+      }
+      // No row anywhere in the log holds the value.
+      const all = await h.app.db.prisma.auditEntry.findMany();
+      expect(JSON.stringify(all)).not.toContain(ENV_SECRET);
+    },
+  );
 });
 
 describe("a token that expired while its WebSocket stays open", () => {
@@ -441,7 +588,7 @@ describe("a token that expired while its WebSocket stays open", () => {
   });
 });
 
-describe("a token limited to one workspace", () => {
+describe.each(MATRIX_GROUPS)("a token limited to one workspace: %s", (_group, fields) => {
   let scoped = "";
   const SCOPED = "scoped-admin";
   beforeAll(async () => {
@@ -459,7 +606,10 @@ describe("a token limited to one workspace", () => {
   });
 
   // removeWorkspace last: allowed on "other", it unregisters it.
-  const order = [...Object.keys(CASES).filter((f) => f !== "removeWorkspace"), "removeWorkspace"];
+  const order = [
+    ...fields.filter((f) => f !== "removeWorkspace"),
+    ...fields.filter((f) => f === "removeWorkspace"),
+  ];
 
   it.each(order)(
     "%s: refused on demo and its agents, allowed on other (even for an admin)",
@@ -471,12 +621,12 @@ describe("a token limited to one workspace", () => {
       const r = await call(field, onDemo, scoped);
       const byAgent = c.scope !== "fleet" && !c.targets(onDemo).workspace;
       if (byAgent) {
-        // An agent outside the token's workspaces reads as unknown: agent ids cannot be probed.
+        // An agent (launch, schedule) outside the token's workspaces reads as unknown: ids cannot be probed.
         expect(r, `${field} on demo`).toMatchObject({
           __typename: "NotFoundError",
           code: "NOT_FOUND",
-          entity: "AGENT",
-          key: c.targets(onDemo).agentId,
+          entity: c.hidden?.entity ?? "AGENT",
+          key: c.hidden ? c.hidden.key(onDemo) : c.targets(onDemo).agentId,
         });
       } else {
         expect(r, `${field} on demo`).toMatchObject({ __typename: "ForbiddenError", code: "FORBIDDEN" });
@@ -511,6 +661,9 @@ describe("queries and subscriptions", () => {
   let operator = "";
   let doneId = "";
   let doneGid = "";
+  /** A launch held back by its notBefore, and a paused schedule (issue 14 read fields). */
+  let launchId = "";
+  let scheduleId = "";
   beforeAll(async () => {
     h = await startAppHarness();
     viewer = await h.createToken({ name: "q-viewer", role: "VIEWER" });
@@ -520,6 +673,33 @@ describe("queries and subscriptions", () => {
       id: doneId,
     });
     doneGid = g.data!.agent.id;
+    const spec = { workspace: "demo", prompt: "later" };
+    launchId = (
+      await h.app.queue.enqueue({
+        spec,
+        dedupKey: null,
+        priority: 50,
+        notBeforeMs: Date.now() + 3_600_000,
+        timeoutMs: null,
+        retry: NO_RETRY,
+        scheduleId: null,
+        createdBy: null,
+      })
+    ).launch.id;
+    scheduleId = (
+      await h.app.schedules.create(
+        {
+          name: "roles",
+          workspace: "demo",
+          cron: "0 3 * * *",
+          overlap: "SKIP",
+          missed: "SKIP",
+          paused: true,
+          template: { spec: { prompt: "later" }, priority: 50, timeoutMs: null, retry: NO_RETRY },
+        },
+        null,
+      )
+    ).id;
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -562,6 +742,11 @@ describe("queries and subscriptions", () => {
     events: { need: "viewer", doc: "events(of: { agentId: $id }, first: 2) { nodes { seq } }" },
     usage: { need: "viewer", doc: "usage { turns }" },
     metrics: { need: "viewer", doc: "metrics { pollsTotal }" },
+    launches: { need: "viewer", doc: "launches(first: 1) { totalCount }" },
+    launch: { need: "viewer", doc: "launch(launchId: $lid) { launchId }" },
+    schedules: { need: "viewer", doc: "schedules { totalCount }" },
+    schedule: { need: "viewer", doc: "schedule(scheduleId: $sid) { scheduleId }" },
+    queue: { need: "viewer", doc: "queue { depth caps { scope max inUse } }" },
     viewer: { need: "viewer", doc: "viewer { name role }" },
     tokens: { need: "admin", doc: "tokens { name }" },
     auditLog: { need: "admin", doc: "auditLog(first: 1) { edges { node { id } } }" },
@@ -583,12 +768,16 @@ describe("queries and subscriptions", () => {
         const decl = [
           ...(q.doc.includes("$id") ? ["$id: String!"] : []),
           ...(q.doc.includes("$gid") ? ["$gid: ID!"] : []),
+          ...(q.doc.includes("$lid") ? ["$lid: String!"] : []),
+          ...(q.doc.includes("$sid") ? ["$sid: String!"] : []),
         ];
         const res = await h.gql<Record<string, unknown>>(
           `query Q${decl.length ? `(${decl.join(", ")})` : ""} { ${q.doc} __typename }`,
           {
             ...(q.doc.includes("$id") ? { id: doneId } : {}),
             ...(q.doc.includes("$gid") ? { gid: doneGid } : {}),
+            ...(q.doc.includes("$lid") ? { lid: launchId } : {}),
+            ...(q.doc.includes("$sid") ? { sid: scheduleId } : {}),
           },
           as[role],
         );

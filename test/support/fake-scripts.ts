@@ -1,6 +1,9 @@
 // Scripted runs of the fake worker: the `TurnEvent` frame sequences of the recorded stand-in worker
 // (fixtures agent-basic/agent-killed/agent-interactive .out.ndjson) and the `fake:*` prompt tokens
 // that steer them. Frame vocabulary: docs/caliband-protocol.md §3.3; interactive semantics §3.5.
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { SpawnSpecJson } from "./wire-format.js";
 
 /**
@@ -20,6 +23,8 @@ export interface WorkerContext {
   readonly spec: SpawnSpecJson;
   /** Default pause between scripted frames, ms. */
   readonly frameDelayMs: number;
+  /** The agent's session dir, `<store base>/<id>` (§5.6). */
+  readonly sessionDir: string;
   /** Publishes one frame: ring buffer, every connected reader, and `stdout.ndjson` (§3.2). */
   emit(frame: Frame): void;
   /** Waits `ms` milliseconds (0 = yield once). */
@@ -78,6 +83,13 @@ export interface PromptTokens {
   launchFail: boolean;
   /** `fake:unknown-frame`: one frame with an unknown `type` right after `TurnStart(0)`. */
   unknownFrame: boolean;
+  /** `fake:provider-error=CODE`: no turn, one `RunEnd` with `{"ProviderError": …}`, exit 1. */
+  providerError?: number;
+  /**
+   * `fake:fail-first=N`: the failure tokens (`provider-error`, `no-run-end`, `exit`) apply only to
+   * the first N runs of this prompt in the daemon's store; later runs are the default, successful one.
+   */
+  failFirst?: number;
 }
 
 /** Extracts `fake:*` tokens from a prompt; unknown tokens are plain prompt text. */
@@ -96,8 +108,47 @@ export function parsePromptTokens(prompt: string): PromptTokens {
     else if (name === "preflight-fail") t.preflightFail = true;
     else if (name === "launch-fail") t.launchFail = true;
     else if (name === "unknown-frame") t.unknownFrame = true;
+    else if (name === "provider-error" && n !== undefined) t.providerError = n;
+    else if (name === "fail-first" && n !== undefined) t.failFirst = n;
   }
   return t;
+}
+
+/**
+ * The `ProviderError` message of `fake:provider-error=CODE`: the provider's texts for 429, 529 and
+ * 401 (Anthropic's error types), `<CODE> provider error` for any other code.
+ */
+export function providerErrorMessage(code: number): string {
+  if (code === 429)
+    return "429 Too Many Requests: rate_limit_error: This request would exceed your rate limit";
+  if (code === 529) return "529 overloaded_error: Overloaded";
+  if (code === 401) return "401 Unauthorized: authentication_error: invalid x-api-key";
+  return `${code} provider error`;
+}
+
+/** Directory of `fake:fail-first` claims in a store base: `<base>/.fake-attempts` (no manifest: not an agent). */
+export const FAKE_ATTEMPTS_DIR = ".fake-attempts";
+
+/**
+ * Claims the next of the first `n` failing runs of `prompt` in the store `dataBase`
+ * (`fake:fail-first=N`). Each claim is a file `<base>/.fake-attempts/<sha256(prompt)[0..16]>/<k>`
+ * (k = 1 … n) created exclusively (`wx`) and holding the claiming agent's id, so the count survives
+ * a daemon restart or SIGKILL and stays exact when worker processes of the same prompt run at once
+ * (no read-modify-write). Returns the claimed k, or null once all n are taken (this run succeeds).
+ */
+export function claimFailingRun(dataBase: string, prompt: string, n: number, agentId: string): number | null {
+  const key = createHash("sha256").update(prompt, "utf8").digest("hex").slice(0, 16);
+  const dir = path.join(dataBase, FAKE_ATTEMPTS_DIR, key);
+  fs.mkdirSync(dir, { recursive: true });
+  for (let k = 1; k <= n; k++) {
+    try {
+      fs.writeFileSync(path.join(dir, String(k)), `${agentId}\n`, { flag: "wx" });
+      return k;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+  }
+  return null;
 }
 
 /** Model named in `TurnStart` when the spec has none (as in the recorded stand-in). */
@@ -195,12 +246,50 @@ export function defaultScript(spec: SpawnSpecJson, id: string): WorkerScript {
   return script;
 }
 
-async function runDefault(ctx: WorkerContext, tok: PromptTokens): Promise<number | ScriptExit> {
+/**
+ * `tok` with its failure tokens dropped when `fake:fail-first=N` says this run is past the first N
+ * failing runs of its prompt (claimed in the store, see {@link claimFailingRun}).
+ */
+function applyFailFirst(ctx: WorkerContext, tok: PromptTokens): PromptTokens {
+  if (tok.failFirst === undefined) return tok;
+  if (tok.providerError === undefined && !tok.noRunEnd && tok.exit === undefined) return tok;
+  const k = claimFailingRun(path.dirname(ctx.sessionDir), ctx.spec.initial_prompt, tok.failFirst, ctx.id);
+  if (k !== null) {
+    ctx.log(
+      `[fake caliban __agent-worker] fake:fail-first=${tok.failFirst}: failing run ${k} of this prompt`,
+    );
+    return tok;
+  }
+  ctx.log(`[fake caliban __agent-worker] fake:fail-first=${tok.failFirst}: used up, this run succeeds`);
+  const rest: PromptTokens = { ...tok, noRunEnd: false };
+  delete rest.providerError;
+  delete rest.exit;
+  return rest;
+}
+
+async function runDefault(ctx: WorkerContext, given: PromptTokens): Promise<number | ScriptExit> {
   const { id, spec } = ctx;
   const model = spec.model ?? DEFAULT_FAKE_MODEL;
   const toolId = `toolu_fake_${id}`;
-  if (tok.delay !== undefined) await ctx.sleep(tok.delay);
+  if (given.delay !== undefined) await ctx.sleep(given.delay);
+  const tok = applyFailFirst(ctx, given);
   if (tok.exit !== undefined) return { exitCode: tok.exit, linger: false };
+  if (tok.providerError !== undefined) {
+    // The provider refused the first request: no TurnStart, a RunEnd with zero usage (§3.3's
+    // second RunEnd example), exit 1 → failed (§5.4).
+    const message = providerErrorMessage(tok.providerError);
+    ctx.log(`[caliban __agent-worker] run ended: provider error: ${message}`);
+    ctx.emit({
+      type: "RunEnd",
+      final_messages: [],
+      total_usage: usage(0, 0),
+      turn_count: 0,
+      stopped_for: { ProviderError: message },
+      turns_without_edit: 0,
+      no_edit_nudge_emitted: false,
+    });
+    return { exitCode: 1, linger: true };
+  }
   const conv = new Conversation(spec.initial_prompt);
   const p = new Pacer(ctx);
   const turnStart = (i: number): Json => ({

@@ -493,6 +493,7 @@ export class FakeWorker {
       id: this.id,
       spec: this.init.spec,
       frameDelayMs: this.init.frameDelayMs,
+      sessionDir: this.init.sessionDir,
       emit: (frame) => {
         this.throwIfStopped();
         this.emitLine(frameBytes(frame));

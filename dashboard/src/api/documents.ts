@@ -2,7 +2,8 @@
  * The GraphQL documents of the dashboard, as plain strings (see `types.ts` for their result
  * shapes). Field aliases keep same-named fields of different types apart, and keep the
  * dashboard's own short names (`usage.input` is TokenUsage.inputTokens; `outcome` and
- * `stopReason` are the raw names the worker reported, e.g. `EndOfTurn`).
+ * `stopReason` are the raw names the worker reported, e.g. `EndOfTurn`; `launchFrom`/`launchTo`
+ * are a LaunchChanged's states, apart from an AgentStatusChanged's `from`/`to`).
  */
 
 /** Agent fields shown by the table and the agent view. */
@@ -14,6 +15,21 @@ const AGENT_FIELDS = `
   spec { prompt label model provider source toolAllowlist }
   respawnedFrom { agentId }
   failure { logTail logTruncated exitCode reason }
+`;
+
+/** Launch fields shown by the queue tables (and delivered with every `LaunchChanged`). */
+const LAUNCH_FIELDS = `
+  id launchId state stateName workspace { name } spec { prompt label model provider }
+  dedupKey priority notBefore timeoutMs retry { maxAttempts backoffMs maxBackoffMs } retryAt attemptCount
+  queuePosition waitingFor { kind message until scope key inUse max spentUsd limitUsd } reason
+  agent { agentId name status } schedule { scheduleId name } createdBy
+  createdAt updatedAt dispatchedAt startedAt finishedAt
+`;
+
+/** Schedule fields shown by the queue view. */
+const SCHEDULE_FIELDS = `
+  id scheduleId name workspace { name } cron timeZone overlap missed paused nextFireAt lastFireAt deletedAt
+  updatedAt template { priority spec { prompt label } }
 `;
 
 /** Typed errors of every mutation result. */
@@ -31,6 +47,13 @@ export const FLEET_CHANGES = `subscription DashboardFleetChanges {
     ... on AgentGone { agentId workspace { name } reason replacedBy }
     ... on WorkspaceHealthChanged { seed health { state reason since } workspace { name root } }
     ... on FleetSeedComplete { fellBehind }
+    ... on LaunchChanged {
+      cursor launchFrom: from launchTo: to launchReason: reason attempt launch { ${LAUNCH_FIELDS} }
+    }
+    ... on ScheduleChanged {
+      cursor change scheduleReason: reason fireAt schedule { ${SCHEDULE_FIELDS} }
+      firedLaunch: launch { ${LAUNCH_FIELDS} }
+    }
   }
 }`;
 
@@ -132,6 +155,84 @@ export const END_INPUT = `mutation DashboardEndInput($agentId: String!) {
   result: endAgentInput(input: { agentId: $agentId }) {
     __typename
     ... on EndAgentInputPayload { agent { ${AGENT_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/**
+ * The queue view in one request: caps and budgets, the waiting launches in dispatch order, the
+ * dispatched and running ones, the most recent final ones (newest first) and the schedules.
+ * Asked again after each LaunchChanged / ScheduleChanged (debounced), never on a timer.
+ */
+export const QUEUE_QUERY = `query DashboardQueue {
+  queue {
+    depth running dispatched oldestQueuedAt
+    caps { scope key max inUse }
+    budgets { scope key period limitUsd spentUsd periodStart exhausted }
+  }
+  waiting: launches(filter: { states: [QUEUED] }, first: 100) { totalCount edges { node { ${LAUNCH_FIELDS} } } }
+  active: launches(filter: { states: [DISPATCHED, RUNNING] }, first: 100) {
+    totalCount edges { node { ${LAUNCH_FIELDS} } }
+  }
+  recent: launches(filter: { states: [SUCCEEDED, FAILED, TIMED_OUT, CANCELLED] }, first: 20) {
+    totalCount edges { node { ${LAUNCH_FIELDS} } }
+  }
+  schedules(first: 100) { totalCount edges { node { ${SCHEDULE_FIELDS} } } }
+}`;
+
+/** One launch with its spec, attempts and state changes (the launch panel). */
+export const LAUNCH_QUERY = `query DashboardLaunch($launchId: String!) {
+  launch(launchId: $launchId) {
+    ${LAUNCH_FIELDS}
+    spec { prompt label model provider source isolated interactive toolAllowlist }
+    attempts {
+      n kind agentId agent { agentId name status } requestedAt endedAt outcome outcomeName error transient respawnOf
+    }
+    transitions(last: 200) { totalCount edges { node { at from to reason attempt } } }
+  }
+}`;
+
+/** Queue a launch. */
+export const ENQUEUE_LAUNCH = `mutation DashboardEnqueue($input: EnqueueLaunchInput!) {
+  result: enqueueLaunch(input: $input) {
+    __typename
+    ... on EnqueueLaunchPayload { created launch { ${LAUNCH_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/** Cancel a launch that is not final (its run, if any, is killed). */
+export const CANCEL_LAUNCH = `mutation DashboardCancelLaunch($launchId: String!) {
+  result: cancelLaunch(input: { launchId: $launchId }) {
+    __typename
+    ... on CancelLaunchPayload { launch { ${LAUNCH_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/** Pause a schedule (no firings until resumed). */
+export const PAUSE_SCHEDULE = `mutation DashboardPauseSchedule($scheduleId: String!) {
+  result: pauseSchedule(input: { scheduleId: $scheduleId }) {
+    __typename
+    ... on PauseSchedulePayload { schedule { ${SCHEDULE_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/** Resume a paused schedule. */
+export const RESUME_SCHEDULE = `mutation DashboardResumeSchedule($scheduleId: String!) {
+  result: resumeSchedule(input: { scheduleId: $scheduleId }) {
+    __typename
+    ... on ResumeSchedulePayload { schedule { ${SCHEDULE_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/** Fire a schedule now (its launch goes through the same queue, caps and budgets). */
+export const RUN_SCHEDULE = `mutation DashboardRunSchedule($scheduleId: String!) {
+  result: runSchedule(input: { scheduleId: $scheduleId }) {
+    __typename
+    ... on RunSchedulePayload { schedule { ${SCHEDULE_FIELDS} } launch { ${LAUNCH_FIELDS} } }
     ${ERROR_FIELDS}
   }
 }`;

@@ -69,3 +69,13 @@ export async function signIn(token: string): Promise<string | null> {
 export async function signOut(): Promise<void> {
   await fetch("/auth/logout", { method: "POST" }).catch(() => undefined);
 }
+
+/**
+ * Whether the signed-in token may act as an operator in `workspace` (enqueue, cancel, schedules):
+ * the OPERATOR or ADMIN role, and the workspace among the token's (null: every workspace). The
+ * gateway checks the same (authScopes); the dashboard only hides what would be refused.
+ */
+export function mayOperate(viewer: Viewer, workspace: string): boolean {
+  if (viewer.role !== "OPERATOR" && viewer.role !== "ADMIN") return false;
+  return viewer.workspaces === null || viewer.workspaces.includes(workspace);
+}

@@ -103,7 +103,38 @@ export type FleetChange =
       health: WorkspaceHealth;
       workspace: { name: string; root: string };
     }
-  | { __typename: "FleetSeedComplete"; fellBehind: boolean };
+  | { __typename: "FleetSeedComplete"; fellBehind: boolean }
+  | LaunchChanged
+  | ScheduleChanged;
+
+/** A `LaunchChanged` item of `fleetChanges`: one launch moved from `from` to `to`. */
+export interface LaunchChanged {
+  __typename: "LaunchChanged";
+  cursor: string;
+  /** `from` (aliased apart from AgentStatusChanged's). */
+  launchFrom: LaunchState | null;
+  /** `to`. */
+  launchTo: LaunchState;
+  /** `reason`: which retry, why it failed, who cancelled it. */
+  launchReason: string | null;
+  attempt: number | null;
+  /** The launch as stored when the item was delivered. */
+  launch: Launch;
+}
+
+/** A `ScheduleChanged` item of `fleetChanges`. */
+export interface ScheduleChanged {
+  __typename: "ScheduleChanged";
+  cursor: string;
+  change: ScheduleChange;
+  /** `reason`: why a fire time was skipped, or other detail. */
+  scheduleReason: string | null;
+  fireAt: string | null;
+  /** The schedule as stored when the item was delivered (a deleted one too: `deletedAt`). */
+  schedule: Schedule;
+  /** `launch`: the launch a firing enqueued (FIRED). */
+  firedLaunch: Launch | null;
+}
 
 /** Fields every fleet event has. */
 interface EventBase {
@@ -185,4 +216,183 @@ export interface MutationError {
   code: string;
   message: string;
   fieldErrors?: { path: string[]; message: string }[];
+}
+
+/** The schema's `LaunchState`: QUEUED → DISPATCHED → RUNNING → one of the four final states. */
+export type LaunchState =
+  "QUEUED" | "DISPATCHED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "CANCELLED" | "UNKNOWN";
+
+/** States a launch never leaves (UNKNOWN counts as final: nothing can be done with it). */
+export const FINAL_LAUNCH_STATES: ReadonlySet<LaunchState> = new Set([
+  "SUCCEEDED",
+  "FAILED",
+  "TIMED_OUT",
+  "CANCELLED",
+  "UNKNOWN",
+]);
+
+/** The schema's `WaitKind`. */
+export type WaitKind =
+  | "CAP"
+  | "BUDGET"
+  | "NOT_BEFORE"
+  | "RETRY_BACKOFF"
+  | "PROVIDER_BACKOFF"
+  | "PREVIOUS_RUN"
+  | "DAEMON_UNREACHABLE";
+
+/** Why a queued launch waits (`LaunchWait`), as of the dispatcher's last pass. */
+export interface LaunchWait {
+  kind: WaitKind;
+  /** In words, e.g. "cap global: 5 of 5 runs in use". */
+  message: string;
+  until: string | null;
+  scope: string | null;
+  key: string | null;
+  inUse: number | null;
+  max: number | null;
+  spentUsd: number | null;
+  limitUsd: number | null;
+}
+
+/** The launch fields of `LAUNCH_FIELDS` (queue tables and `LaunchChanged`). */
+export interface Launch {
+  /** Global Node id. */
+  id: string;
+  launchId: string;
+  state: LaunchState;
+  /** The stored state name (meaningful when `state` is UNKNOWN). */
+  stateName: string;
+  workspace: { name: string };
+  spec: { prompt: string; label: string | null; model: string | null; provider: Provider | null };
+  dedupKey: string | null;
+  /** 0 (lowest) … 100 (highest). */
+  priority: number;
+  notBefore: string | null;
+  timeoutMs: number | null;
+  retry: { maxAttempts: number; backoffMs: number; maxBackoffMs: number };
+  retryAt: string | null;
+  attemptCount: number;
+  /** 1-based among QUEUED launches in dispatch order; null unless QUEUED. */
+  queuePosition: number | null;
+  waitingFor: LaunchWait | null;
+  reason: string | null;
+  agent: { agentId: string; name: string; status: AgentStatus } | null;
+  schedule: { scheduleId: string; name: string } | null;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+  dispatchedAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** The schema's `AttemptOutcome`. */
+export type AttemptOutcome = "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "CANCELLED" | "LOST" | "UNKNOWN";
+
+/** One attempt of a launch (`LaunchAttempt`). */
+export interface LaunchAttempt {
+  n: number;
+  kind: string;
+  agentId: string | null;
+  agent: { agentId: string; name: string; status: AgentStatus } | null;
+  requestedAt: string;
+  endedAt: string | null;
+  outcome: AttemptOutcome | null;
+  outcomeName: string | null;
+  error: string | null;
+  transient: boolean | null;
+  respawnOf: string | null;
+}
+
+/** One stored state change of a launch (`LaunchTransition`). */
+export interface LaunchTransition {
+  at: string;
+  from: LaunchState | null;
+  to: LaunchState;
+  reason: string | null;
+  attempt: number | null;
+}
+
+/** A launch with its attempts and transitions (the launch panel, `LAUNCH_QUERY`). */
+export interface LaunchDetail extends Launch {
+  spec: Launch["spec"] & {
+    source: string | null;
+    isolated: boolean;
+    interactive: boolean;
+    toolAllowlist: string[] | null;
+  };
+  attempts: LaunchAttempt[];
+  transitions: { totalCount: number; edges: { node: LaunchTransition }[] };
+}
+
+/** The schema's `CapScope`. */
+export type CapScope = "GLOBAL" | "WORKSPACE" | "PROVIDER" | "MODEL";
+
+/** A concurrency cap with the live runs it counts (`Cap`). */
+export interface Cap {
+  scope: CapScope;
+  key: string;
+  max: number;
+  inUse: number;
+}
+
+/** A spend budget with the current period's spend (`Budget`). */
+export interface Budget {
+  scope: "WORKSPACE" | "PROVIDER";
+  key: string;
+  period: "DAY" | "MONTH";
+  limitUsd: number;
+  spentUsd: number;
+  periodStart: string;
+  exhausted: boolean;
+}
+
+/** The queue at a glance (`Queue`). */
+export interface QueueSummary {
+  depth: number;
+  running: number;
+  dispatched: number;
+  oldestQueuedAt: string | null;
+  caps: Cap[];
+  budgets: Budget[];
+}
+
+/** The schema's `ScheduleChange`. */
+export type ScheduleChange =
+  "CREATED" | "UPDATED" | "PAUSED" | "RESUMED" | "DELETED" | "FIRED" | "SKIPPED" | "UNKNOWN";
+
+/** The schedule fields of `SCHEDULE_FIELDS`. */
+export interface Schedule {
+  /** Global Node id. */
+  id: string;
+  scheduleId: string;
+  name: string;
+  workspace: { name: string };
+  cron: string;
+  timeZone: string;
+  overlap: "SKIP" | "QUEUE" | "ALLOW";
+  missed: "SKIP" | "RUN_ONCE";
+  paused: boolean;
+  /** Null while paused or once deleted. */
+  nextFireAt: string | null;
+  lastFireAt: string | null;
+  deletedAt: string | null;
+  updatedAt: string;
+  template: { priority: number; spec: { prompt: string; label: string | null } };
+}
+
+/** A page of a connection: its nodes and how many match in all. */
+export interface Page<T> {
+  totalCount: number;
+  edges: { node: T }[];
+}
+
+/** What the queue view reads in one request (`QUEUE_QUERY`). */
+export interface QueueSnapshot {
+  queue: QueueSummary | null;
+  waiting: Page<Launch> | null;
+  active: Page<Launch> | null;
+  recent: Page<Launch> | null;
+  schedules: Page<Schedule> | null;
 }

@@ -51,3 +51,19 @@ export function formatDateTime(iso: string): string {
 export function statusLabel(s: AgentStatus): string {
   return s.toLowerCase();
 }
+
+/** "in 4m 2s" for an instant ahead of `now`, "3m 4s ago" for one behind (ms since the epoch). */
+export function formatRelative(at: number, now: number): string {
+  return at >= now ? `in ${formatAge(at - now)}` : `${formatAge(now - at)} ago`;
+}
+
+/** A launch state in words: "queued", "timed out". */
+export function launchStateLabel(state: string): string {
+  return state.toLowerCase().replace(/_/g, " ");
+}
+
+/** The first line of a prompt, cut at `max` characters with an ellipsis. */
+export function excerpt(text: string, max = 80): string {
+  const line = text.trim().split("\n", 1)[0] ?? "";
+  return line.length > max || text.trim().includes("\n") ? `${line.slice(0, max).trimEnd()}…` : line;
+}

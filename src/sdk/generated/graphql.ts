@@ -44,6 +44,21 @@ export type AgentStatus =
   /** A status string this gateway does not know. */
   | 'UNKNOWN';
 
+/** How one attempt of a launch ended. UNKNOWN: an outcome this gateway does not know; its raw name is in `outcomeName`. */
+export type AttemptOutcome =
+  /** The launch was cancelled during this attempt. */
+  | 'CANCELLED'
+  /** The attempt's run failed (see `error` and `transient`). */
+  | 'FAILED'
+  /** The spawn was recorded but never reached a run (the gateway stopped before the daemon's reply and no matching run was found at restart). */
+  | 'LOST'
+  /** The attempt's run ended successfully. */
+  | 'SUCCEEDED'
+  /** The attempt's run exceeded the timeout and was killed. */
+  | 'TIMED_OUT'
+  /** An outcome this gateway does not know (see outcomeName). */
+  | 'UNKNOWN';
+
 /** Which audit rows to list (all conditions must hold). */
 export type AuditFilter = {
   /** Only operations on this agent. */
@@ -62,6 +77,51 @@ export type AuditFilter = {
   workspace?: string | null | undefined;
 };
 
+/** The period a budget's spend is summed over (UTC). */
+export type BudgetPeriod =
+  /** The current UTC day (from midnight UTC). */
+  | 'DAY'
+  /** The current UTC calendar month (from the 1st, midnight UTC). */
+  | 'MONTH';
+
+/** Whose estimated spend a budget limits. */
+export type BudgetScope =
+  /** Runs using one LLM provider (key: its wire name, e.g. `anthropic`). */
+  | 'PROVIDER'
+  /** Runs of one workspace (key: its name). */
+  | 'WORKSPACE';
+
+/** What a concurrency cap counts: live runs of the whole fleet, a workspace, a provider or a model. */
+export type CapScope =
+  /** Every live run of the fleet (key is empty). */
+  | 'GLOBAL'
+  /** Live runs using one model (key: the model name). */
+  | 'MODEL'
+  /** Live runs using one LLM provider (key: its wire name, e.g. `anthropic`). */
+  | 'PROVIDER'
+  /** Live runs of one workspace (key: its name). */
+  | 'WORKSPACE';
+
+/** A cron schedule of launches. */
+export type CreateScheduleInput = {
+  /** Cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first; croner syntax (e.g. `*\/15 * * * *`, or `@daily`). */
+  cron: string;
+  /** What to do at start about firings missed while the gateway was down. Default SKIP. */
+  missed?: ScheduleMissed | null | undefined;
+  /** Name for people (1–100 characters). */
+  name: string;
+  /** What a firing does while the schedule's previous launch is still active. Default SKIP. */
+  overlap?: ScheduleOverlap | null | undefined;
+  /** Create it paused (no firings). Default false. */
+  paused?: boolean | null | undefined;
+  /** What each firing enqueues. */
+  template: LaunchTemplateInput;
+  /** IANA time zone the expression is read in, e.g. `Europe/Paris`. Default UTC. */
+  timeZone?: string | null | undefined;
+  /** Workspace name. */
+  workspace: string;
+};
+
 /** A new API token. */
 export type CreateTokenInput = {
   /** When it stops working (at most 10 years ahead); omit for never. */
@@ -74,9 +134,45 @@ export type CreateTokenInput = {
   workspaces?: Array<string> | null | undefined;
 };
 
+/** A launch to queue: everything spawnAgent takes (but clientRequestId: dedupKey plays its part), plus when, how urgently, how long and how often to try. */
+export type EnqueueLaunchInput = {
+  /** Unique among launches not yet final (1–200 characters): enqueueing it again returns the existing launch with created: false, or a ConflictError when the spec differs. Free again once that launch is final. */
+  dedupKey?: string | null | undefined;
+  /** Agent template path (stored only by caliband today). */
+  frontmatterPath?: string | null | undefined;
+  /** Wait for operator input at each end of turn. Default false. */
+  interactive?: boolean | null | undefined;
+  /** Run in its own git worktree. Default true. */
+  isolated?: boolean | null | undefined;
+  /** Label (becomes the agent's name). */
+  label?: string | null | undefined;
+  /** Model; default the workspace's (when the run starts). */
+  model?: string | null | undefined;
+  /** Not dispatched before this time. A time up to 60 s in the past means now; further in the past is refused as a mistake. */
+  notBefore?: string | null | undefined;
+  /** 0 (lowest) – 100 (highest); higher dispatches first, equal priorities oldest first. Default 50. */
+  priority?: number | null | undefined;
+  /** Initial prompt. */
+  prompt: string;
+  /** Provider; default the workspace's (when the run starts). */
+  provider?: Provider | null | undefined;
+  /** Retries of transient failures; default one attempt (no retry). */
+  retry?: RetryPolicyInput | null | undefined;
+  /** Source checkout name (see Workspace.sources); default the workspace root. */
+  source?: string | null | undefined;
+  /** Run timeout, ms (1000–604800000, i.e. up to 7 days): a run still going after this long is killed and the launch ends TIMED_OUT. Default the workspace's launch timeout (Workspace.launchTimeoutMs), else none. */
+  timeoutMs?: number | null | undefined;
+  /** Tools the agent may use; default caliban's set. */
+  toolAllowlist?: Array<string> | null | undefined;
+  /** Workspace name. */
+  workspace: string;
+};
+
 /** Kinds of things an operation can name. */
 export type EntityType =
   | 'AGENT'
+  | 'LAUNCH'
+  | 'SCHEDULE'
   | 'TOKEN'
   | 'WORKSPACE';
 
@@ -104,7 +200,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   /** Not allowed in the target's current state. */
   | 'INVALID_STATE'
-  /** The workspace, agent or token does not exist. */
+  /** The workspace, agent, token, launch or schedule does not exist. */
   | 'NOT_FOUND'
   /** The workspace's provider configuration is incoherent. */
   | 'PROVIDER_MISCONFIGURED'
@@ -133,8 +229,12 @@ export type EventKind =
   | 'INPUT_FAILED'
   /** InputSentEvent. */
   | 'INPUT_SENT'
+  /** LaunchChangedEvent. */
+  | 'LAUNCH_CHANGED'
   /** OutputEvent. */
   | 'OUTPUT'
+  /** ScheduleChangedEvent. */
+  | 'SCHEDULE_CHANGED'
   /** StatusChangedEvent. */
   | 'STATUS_CHANGED'
   /** StorePersistFailedEvent. */
@@ -151,6 +251,17 @@ export type EventKind =
   | 'WORKER_LOG'
   /** WorkspaceHealthEvent. */
   | 'WORKSPACE_HEALTH';
+
+/** What made a schedule fire. UNKNOWN: a trigger this gateway does not know. */
+export type FiringTrigger =
+  /** A fire time of the cron expression. */
+  | 'CRON'
+  /** Run now (runSchedule). */
+  | 'MANUAL'
+  /** A fire time missed while the gateway was down, run once at start (missed policy RUN_ONCE). */
+  | 'MISSED'
+  /** A trigger this gateway does not know. */
+  | 'UNKNOWN';
 
 /** Which events to watch fleet-wide. */
 export type FleetEventFilter = {
@@ -170,6 +281,63 @@ export type HealthState =
   | 'UNKNOWN'
   /** The last `list` failed; see `reason`. */
   | 'UNREACHABLE';
+
+/** Which launches to list; every given condition must hold. */
+export type LaunchFilter = {
+  /** Only launches enqueued with this dedup key. */
+  dedupKey?: string | null | undefined;
+  /** Only launches fired by this schedule (12-hex id). */
+  scheduleId?: string | null | undefined;
+  /** Only launches in these states. Exactly [QUEUED] lists them in dispatch order (priority, then oldest first) instead of newest first. */
+  states?: Array<LaunchState> | null | undefined;
+  /** Only launches of this workspace. */
+  workspace?: string | null | undefined;
+};
+
+/** Where a launch is in its life: QUEUED → DISPATCHED → RUNNING → SUCCEEDED | FAILED | TIMED_OUT | CANCELLED (a retry goes back to QUEUED; CANCELLED is reachable from every non-final state). UNKNOWN: a state this gateway does not know; its raw name is in `stateName`. */
+export type LaunchState =
+  /** Cancelled through cancelLaunch (final). */
+  | 'CANCELLED'
+  /** An attempt is recorded and its spawn is on its way to the daemon. */
+  | 'DISPATCHED'
+  /** The run failed permanently, or every attempt allowed failed (final; see `reason`). */
+  | 'FAILED'
+  /** Waiting to be dispatched (see `waitingFor`); also a retry waiting for its backoff. */
+  | 'QUEUED'
+  /** The attempt's run exists (see `agent`). */
+  | 'RUNNING'
+  /** The run ended successfully (final). */
+  | 'SUCCEEDED'
+  /** The run exceeded the launch's timeout and was killed by Prospero (final). */
+  | 'TIMED_OUT'
+  /** A state this gateway does not know (see stateName). */
+  | 'UNKNOWN';
+
+/** What each firing of a schedule enqueues (the workspace is the schedule's). */
+export type LaunchTemplateInput = {
+  /** Wait for operator input at each end of turn. Default false. */
+  interactive?: boolean | null | undefined;
+  /** Run in its own git worktree. Default true. */
+  isolated?: boolean | null | undefined;
+  /** Label (becomes the agent's name). */
+  label?: string | null | undefined;
+  /** Model; default the workspace's (when the run starts). */
+  model?: string | null | undefined;
+  /** 0 (lowest) – 100 (highest); higher dispatches first, equal priorities oldest first. Default 50. */
+  priority?: number | null | undefined;
+  /** Initial prompt. */
+  prompt: string;
+  /** Provider; default the workspace's (when the run starts). */
+  provider?: Provider | null | undefined;
+  /** Retries of transient failures; default one attempt (no retry). */
+  retry?: RetryPolicyInput | null | undefined;
+  /** Source checkout name (see Workspace.sources); default the workspace root. */
+  source?: string | null | undefined;
+  /** Run timeout, ms (1000–604800000, i.e. up to 7 days): a run still going after this long is killed and the launch ends TIMED_OUT. Default the workspace's launch timeout (Workspace.launchTimeoutMs), else none. */
+  timeoutMs?: number | null | undefined;
+  /** Tools the agent may use; default caliban's set. */
+  toolAllowlist?: Array<string> | null | undefined;
+};
 
 /** Which part of the assistant's output a text belongs to. */
 export type OutputStream =
@@ -197,6 +365,16 @@ export type ProviderConfigInput = {
   model?: string | null | undefined;
   /** Provider for every spawn; omit for caliban's default. */
   provider?: Provider | null | undefined;
+};
+
+/** How a launch retries transient provider failures (rate limits, overload, connection resets, timeouts — issue 14 item 7); permanent failures are never retried. Each retry waits backoffMs, doubled per further retry with jitter, at most maxBackoffMs. */
+export type RetryPolicyInput = {
+  /** Delay before the first retry, ms (100–3600000). Default 10000. */
+  backoffMs?: number | null | undefined;
+  /** Attempts in all, the first one included (1 = never retry); 1–20. */
+  maxAttempts: number;
+  /** Longest delay between two attempts, ms (at least backoffMs, at most 86400000: 24 h). Default 300000, or backoffMs when that is larger. */
+  maxBackoffMs?: number | null | undefined;
 };
 
 /** What a token may do. Each role includes the ones before it. */
@@ -234,6 +412,52 @@ export type RunOutcome =
   | 'THINKING_BUDGET_EXHAUSTED'
   /** A condition this gateway does not know (see outcomeName). */
   | 'UNKNOWN';
+
+/** Which schedules to list; every given condition must hold. */
+export type ScheduleFilter = {
+  /** Include deleted schedules (their firings stay in history). Default false. */
+  includeDeleted?: boolean | null | undefined;
+  /** Only schedules of this workspace. */
+  workspace?: string | null | undefined;
+};
+
+/** What the gateway does at start for firings it missed while it was down. */
+export type ScheduleMissed =
+  /** Fire once for all of them, then follow the schedule. */
+  | 'RUN_ONCE'
+  /** Skip them (each recorded as skipped). */
+  | 'SKIP';
+
+/** What a firing does while the schedule's previous launch is still active. */
+export type ScheduleOverlap =
+  /** Enqueue it; both may run at once (caps still apply). */
+  | 'ALLOW'
+  /** Enqueue it; it waits until the previous launch is final. */
+  | 'QUEUE'
+  /** Skip the firing (recorded with its reason). */
+  | 'SKIP';
+
+/** A spend limit to set or remove: new dispatch in the scope waits while the period's estimated spend is at the limit; running work finishes. */
+export type SetBudgetInput = {
+  /** The workspace name (WORKSPACE) or provider name in lower case as caliband spells it, e.g. `anthropic`, or `default` for runs whose spec and workspace name none (PROVIDER). */
+  key: string;
+  /** Limit, USD (more than 0, at most 1000000). Must be given: null removes the budget. */
+  limitUsd?: number | null | undefined;
+  /** The UTC day or month. */
+  period: BudgetPeriod;
+  /** What the budget counts. */
+  scope: BudgetScope;
+};
+
+/** A concurrency cap to set or remove: at most `max` live runs in the scope. */
+export type SetCapInput = {
+  /** The workspace name (WORKSPACE), provider name in lower case as caliband spells it, e.g. `anthropic`, or `default` for runs whose spec and workspace name none (PROVIDER), or model name (MODEL); omit for GLOBAL (required for the others). */
+  key?: string | null | undefined;
+  /** Most live runs, 0–10000 (0 pauses dispatch in the scope). Must be given: null removes the cap (the GLOBAL cap cannot be removed). */
+  max?: number | null | undefined;
+  /** What the cap counts. */
+  scope: CapScope;
+};
 
 /** What to spawn (every field of caliband's spawn spec). */
 export type SpawnAgentInput = {
@@ -284,6 +508,25 @@ export type UsageGroupBy =
   | 'DAY'
   | 'MODEL'
   | 'WORKSPACE';
+
+/** Why a queued launch is not dispatched yet. */
+export type WaitKind =
+  /** A budget is spent for the period (`scope`, `key`, `period`, `spentUsd`, `limitUsd`). */
+  | 'BUDGET'
+  /** A concurrency cap is full (`scope`, `key`, `inUse`, `max`). */
+  | 'CAP'
+  /** Its last dispatch could not reach the workspace's caliband; tried again at `until`. */
+  | 'DAEMON_UNREACHABLE'
+  /** Its `notBefore` is ahead (`until`). */
+  | 'NOT_BEFORE'
+  /** Its schedule's previous launch is still active (overlap policy QUEUE; `previousLaunch`). */
+  | 'PREVIOUS_RUN'
+  /** Its provider is backing off after a burst of transient failures (`until`). */
+  | 'PROVIDER_BACKOFF'
+  /** Waiting before its next attempt (`until`). */
+  | 'RETRY_BACKOFF'
+  /** A reason this schema does not know yet (a newer gateway's). */
+  | 'UNKNOWN';
 
 export type AgentsQueryVariables = Exact<{
   filter?: AgentFilter | null | undefined;
@@ -501,7 +744,9 @@ export type AgentEventsPageQuery = { events: { nodes: Array<
       | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
       | { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'LaunchChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+      | { __typename: 'ScheduleChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -528,7 +773,9 @@ export type AgentEventsSubscription = { agentEvents:
     | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
     | { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'LaunchChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ScheduleChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -601,7 +848,11 @@ type TimelineEvent_InputFailedEvent_Fragment = { __typename: 'InputFailedEvent',
 
 type TimelineEvent_InputSentEvent_Fragment = { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
+type TimelineEvent_LaunchChangedEvent_Fragment = { __typename: 'LaunchChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+
 type TimelineEvent_OutputEvent_Fragment = { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+
+type TimelineEvent_ScheduleChangedEvent_Fragment = { __typename: 'ScheduleChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
 type TimelineEvent_StatusChangedEvent_Fragment = { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
 
@@ -629,7 +880,9 @@ export type TimelineEventFragment =
   | TimelineEvent_InputEndedEvent_Fragment
   | TimelineEvent_InputFailedEvent_Fragment
   | TimelineEvent_InputSentEvent_Fragment
+  | TimelineEvent_LaunchChangedEvent_Fragment
   | TimelineEvent_OutputEvent_Fragment
+  | TimelineEvent_ScheduleChangedEvent_Fragment
   | TimelineEvent_StatusChangedEvent_Fragment
   | TimelineEvent_StorePersistFailedEvent_Fragment
   | TimelineEvent_ToolFinishedEvent_Fragment
@@ -639,6 +892,184 @@ export type TimelineEventFragment =
   | TimelineEvent_WorkerLogEvent_Fragment
   | TimelineEvent_WorkspaceHealthEvent_Fragment
 ;
+
+export type LaunchWaitFieldsFragment = { kind: WaitKind, message: string, until: string | null, scope: string | null, key: string | null, inUse: number | null, max: number | null, spentUsd: number | null, limitUsd: number | null, period: BudgetPeriod | null };
+
+export type CapFieldsFragment = { scope: CapScope, key: string, max: number, inUse: number };
+
+export type BudgetFieldsFragment = { scope: BudgetScope, key: string, period: BudgetPeriod, limitUsd: number, spentUsd: number, periodStart: string, exhausted: boolean };
+
+export type LaunchSummaryFragment = { id: string, launchId: string, state: LaunchState, stateName: string, priority: number, dedupKey: string | null, notBefore: string | null, timeoutMs: number | null, attemptCount: number, queuePosition: number | null, reason: string | null, retryAt: string | null, createdBy: string | null, createdAt: string, dispatchedAt: string | null, startedAt: string | null, finishedAt: string | null, updatedAt: string, workspace: { name: string }, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, waitingFor: { kind: WaitKind, message: string, until: string | null, scope: string | null, key: string | null, inUse: number | null, max: number | null, spentUsd: number | null, limitUsd: number | null, period: BudgetPeriod | null } | null, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null }, agent: { agentId: string, status: AgentStatus } | null, schedule: { scheduleId: string, name: string } | null };
+
+export type LaunchesQueryVariables = Exact<{
+  filter?: LaunchFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type LaunchesQuery = { launches: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, launchId: string, state: LaunchState, stateName: string, priority: number, dedupKey: string | null, notBefore: string | null, timeoutMs: number | null, attemptCount: number, queuePosition: number | null, reason: string | null, retryAt: string | null, createdBy: string | null, createdAt: string, dispatchedAt: string | null, startedAt: string | null, finishedAt: string | null, updatedAt: string, workspace: { name: string }, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, waitingFor: { kind: WaitKind, message: string, until: string | null, scope: string | null, key: string | null, inUse: number | null, max: number | null, spentUsd: number | null, limitUsd: number | null, period: BudgetPeriod | null } | null, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null }, agent: { agentId: string, status: AgentStatus } | null, schedule: { scheduleId: string, name: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+
+export type LaunchQueryVariables = Exact<{
+  launchId: string;
+  transitionsFirst?: number | null | undefined;
+  transitionsAfter?: string | null | undefined;
+}>;
+
+
+export type LaunchQuery = { launch: { id: string, launchId: string, state: LaunchState, stateName: string, priority: number, dedupKey: string | null, notBefore: string | null, timeoutMs: number | null, attemptCount: number, queuePosition: number | null, reason: string | null, retryAt: string | null, createdBy: string | null, createdAt: string, dispatchedAt: string | null, startedAt: string | null, finishedAt: string | null, updatedAt: string, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean }, attempts: Array<{ n: number, kind: string, agentId: string | null, requestedAt: string, endedAt: string | null, outcome: AttemptOutcome | null, outcomeName: string | null, error: string | null, transient: boolean | null, respawnOf: string | null, agent: { agentId: string, status: AgentStatus } | null }>, transitions: { totalCount: number, edges: Array<{ cursor: string, node: { from: LaunchState | null, to: LaunchState, reason: string | null, attempt: number | null, at: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, workspace: { name: string }, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, waitingFor: { kind: WaitKind, message: string, until: string | null, scope: string | null, key: string | null, inUse: number | null, max: number | null, spentUsd: number | null, limitUsd: number | null, period: BudgetPeriod | null } | null, agent: { agentId: string, status: AgentStatus } | null, schedule: { scheduleId: string, name: string } | null } | null };
+
+export type QueueStatusQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type QueueStatusQuery = { queue: { depth: number, dispatched: number, running: number, oldestQueuedAt: string | null, caps: Array<{ scope: CapScope, key: string, max: number, inUse: number }>, budgets: Array<{ scope: BudgetScope, key: string, period: BudgetPeriod, limitUsd: number, spentUsd: number, periodStart: string, exhausted: boolean }> } | null };
+
+export type EnqueueLaunchMutationVariables = Exact<{
+  input: EnqueueLaunchInput;
+}>;
+
+
+export type EnqueueLaunchMutation = { enqueueLaunch:
+    | { __typename: 'ConflictError', code: ErrorCode, message: string }
+    | { __typename: 'EnqueueLaunchPayload', created: boolean, launch: { id: string, launchId: string, state: LaunchState, stateName: string, priority: number, dedupKey: string | null, notBefore: string | null, timeoutMs: number | null, attemptCount: number, queuePosition: number | null, reason: string | null, retryAt: string | null, createdBy: string | null, createdAt: string, dispatchedAt: string | null, startedAt: string | null, finishedAt: string | null, updatedAt: string, workspace: { name: string }, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, waitingFor: { kind: WaitKind, message: string, until: string | null, scope: string | null, key: string | null, inUse: number | null, max: number | null, spentUsd: number | null, limitUsd: number | null, period: BudgetPeriod | null } | null, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null }, agent: { agentId: string, status: AgentStatus } | null, schedule: { scheduleId: string, name: string } | null } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type CancelLaunchMutationVariables = Exact<{
+  launchId: string;
+}>;
+
+
+export type CancelLaunchMutation = { cancelLaunch:
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'CancelLaunchPayload', launch: { id: string, launchId: string, state: LaunchState, stateName: string, priority: number, dedupKey: string | null, notBefore: string | null, timeoutMs: number | null, attemptCount: number, queuePosition: number | null, reason: string | null, retryAt: string | null, createdBy: string | null, createdAt: string, dispatchedAt: string | null, startedAt: string | null, finishedAt: string | null, updatedAt: string, workspace: { name: string }, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, waitingFor: { kind: WaitKind, message: string, until: string | null, scope: string | null, key: string | null, inUse: number | null, max: number | null, spentUsd: number | null, limitUsd: number | null, period: BudgetPeriod | null } | null, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null }, agent: { agentId: string, status: AgentStatus } | null, schedule: { scheduleId: string, name: string } | null } }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type SetCapMutationVariables = Exact<{
+  input: SetCapInput;
+}>;
+
+
+export type SetCapMutation = { setCap:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'SetCapPayload', cap: { scope: CapScope, key: string, max: number, inUse: number } | null, caps: Array<{ scope: CapScope, key: string, max: number, inUse: number }> }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type SetBudgetMutationVariables = Exact<{
+  input: SetBudgetInput;
+}>;
+
+
+export type SetBudgetMutation = { setBudget:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'SetBudgetPayload', budget: { scope: BudgetScope, key: string, period: BudgetPeriod, limitUsd: number, spentUsd: number, periodStart: string, exhausted: boolean } | null, budgets: Array<{ scope: BudgetScope, key: string, period: BudgetPeriod, limitUsd: number, spentUsd: number, periodStart: string, exhausted: boolean }> }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type ScheduleSummaryFragment = { id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } };
+
+export type SchedulesQueryVariables = Exact<{
+  filter?: ScheduleFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type SchedulesQuery = { schedules: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+
+export type ScheduleQueryVariables = Exact<{
+  scheduleId: string;
+  upcoming?: number | null | undefined;
+  firingsLast?: number | null | undefined;
+}>;
+
+
+export type ScheduleQuery = { schedule: { upcoming: Array<string>, id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, firings: { totalCount: number, edges: Array<{ cursor: string, node: { fireAt: string, at: string, trigger: FiringTrigger, skippedReason: string | null, launch: { launchId: string, state: LaunchState } | null } }> }, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } } | null };
+
+export type CreateScheduleMutationVariables = Exact<{
+  input: CreateScheduleInput;
+}>;
+
+
+export type CreateScheduleMutation = { createSchedule:
+    | { __typename: 'CreateSchedulePayload', schedule: { id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type PauseScheduleMutationVariables = Exact<{
+  scheduleId: string;
+}>;
+
+
+export type PauseScheduleMutation = { pauseSchedule:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'PauseSchedulePayload', schedule: { id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type ResumeScheduleMutationVariables = Exact<{
+  scheduleId: string;
+}>;
+
+
+export type ResumeScheduleMutation = { resumeSchedule:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'ResumeSchedulePayload', schedule: { id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type DeleteScheduleMutationVariables = Exact<{
+  scheduleId: string;
+}>;
+
+
+export type DeleteScheduleMutation = { deleteSchedule:
+    | { __typename: 'DeleteSchedulePayload', schedule: { id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type RunScheduleMutationVariables = Exact<{
+  scheduleId: string;
+}>;
+
+
+export type RunScheduleMutation = { runSchedule:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'RunSchedulePayload', schedule: { id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } }, launch: { id: string, launchId: string, state: LaunchState, stateName: string, priority: number, dedupKey: string | null, notBefore: string | null, timeoutMs: number | null, attemptCount: number, queuePosition: number | null, reason: string | null, retryAt: string | null, createdBy: string | null, createdAt: string, dispatchedAt: string | null, startedAt: string | null, finishedAt: string | null, updatedAt: string, workspace: { name: string }, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, waitingFor: { kind: WaitKind, message: string, until: string | null, scope: string | null, key: string | null, inUse: number | null, max: number | null, spentUsd: number | null, limitUsd: number | null, period: BudgetPeriod | null } | null, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null }, agent: { agentId: string, status: AgentStatus } | null, schedule: { scheduleId: string, name: string } | null } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
 
 export type StatusQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -669,7 +1100,9 @@ export type WorkspaceEventsSubscription = { workspaceEvents:
     | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
     | { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'LaunchChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ScheduleChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -696,7 +1129,9 @@ export type FleetEventsSubscription = { fleetEvents:
     | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'InputFailedEvent', reason: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, undeliveredText: string | null }
     | { __typename: 'InputSentEvent', text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'LaunchChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'OutputEvent', turnIndex: number, blockIndex: number, stream: OutputStream, text: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
+    | { __typename: 'ScheduleChangedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'StatusChangedEvent', from: AgentStatus, to: AgentStatus, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'StorePersistFailedEvent', detail: string, lostSeq: number, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'ToolFinishedEvent', turnIndex: number, toolUseId: string, name: string, ok: boolean, input: unknown, inputRaw: string, resultText: string, truncated: boolean, durationMs: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -1063,6 +1498,133 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
   cacheReadTokens
   cacheCreationTokens
 }`, {"fragmentName":"TimelineEvent"}) as unknown as TypedDocumentString<TimelineEventFragment, unknown>;
+export const CapFieldsFragmentDoc = new TypedDocumentString(`
+    fragment CapFields on Cap {
+  scope
+  key
+  max
+  inUse
+}
+    `, {"fragmentName":"CapFields"}) as unknown as TypedDocumentString<CapFieldsFragment, unknown>;
+export const BudgetFieldsFragmentDoc = new TypedDocumentString(`
+    fragment BudgetFields on Budget {
+  scope
+  key
+  period
+  limitUsd
+  spentUsd
+  periodStart
+  exhausted
+}
+    `, {"fragmentName":"BudgetFields"}) as unknown as TypedDocumentString<BudgetFieldsFragment, unknown>;
+export const LaunchWaitFieldsFragmentDoc = new TypedDocumentString(`
+    fragment LaunchWaitFields on LaunchWait {
+  kind
+  message
+  until
+  scope
+  key
+  inUse
+  max
+  spentUsd
+  limitUsd
+  period
+}
+    `, {"fragmentName":"LaunchWaitFields"}) as unknown as TypedDocumentString<LaunchWaitFieldsFragment, unknown>;
+export const LaunchSummaryFragmentDoc = new TypedDocumentString(`
+    fragment LaunchSummary on Launch {
+  id
+  launchId
+  workspace {
+    name
+  }
+  state
+  stateName
+  priority
+  dedupKey
+  notBefore
+  timeoutMs
+  retry {
+    maxAttempts
+    backoffMs
+    maxBackoffMs
+  }
+  attemptCount
+  queuePosition
+  waitingFor {
+    ...LaunchWaitFields
+  }
+  reason
+  retryAt
+  spec {
+    prompt
+    label
+    model
+    provider
+  }
+  agent {
+    agentId
+    status
+  }
+  schedule {
+    scheduleId
+    name
+  }
+  createdBy
+  createdAt
+  dispatchedAt
+  startedAt
+  finishedAt
+  updatedAt
+}
+    fragment LaunchWaitFields on LaunchWait {
+  kind
+  message
+  until
+  scope
+  key
+  inUse
+  max
+  spentUsd
+  limitUsd
+  period
+}`, {"fragmentName":"LaunchSummary"}) as unknown as TypedDocumentString<LaunchSummaryFragment, unknown>;
+export const ScheduleSummaryFragmentDoc = new TypedDocumentString(`
+    fragment ScheduleSummary on Schedule {
+  id
+  scheduleId
+  name
+  workspace {
+    name
+  }
+  cron
+  timeZone
+  overlap
+  missed
+  paused
+  nextFireAt
+  lastFireAt
+  deletedAt
+  createdBy
+  createdAt
+  updatedAt
+  template {
+    priority
+    timeoutMs
+    retry {
+      maxAttempts
+      backoffMs
+      maxBackoffMs
+    }
+    spec {
+      prompt
+      label
+      model
+      provider
+    }
+  }
+}
+    `, {"fragmentName":"ScheduleSummary"}) as unknown as TypedDocumentString<ScheduleSummaryFragment, unknown>;
 export const AgentsDocument = new TypedDocumentString(`
     query Agents($filter: AgentFilter, $first: Int, $after: String) {
   agents(filter: $filter, first: $first, after: $after) {
@@ -2227,6 +2789,1184 @@ fragment TimelineEvent on FleetEvent {
     gapReason: reason
   }
 }`) as unknown as TypedDocumentString<AgentEventsSubscription, AgentEventsSubscriptionVariables>;
+export const LaunchesDocument = new TypedDocumentString(`
+    query Launches($filter: LaunchFilter, $first: Int, $after: String) {
+  launches(filter: $filter, first: $first, after: $after) {
+    totalCount
+    edges {
+      cursor
+      node {
+        ...LaunchSummary
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment LaunchWaitFields on LaunchWait {
+  kind
+  message
+  until
+  scope
+  key
+  inUse
+  max
+  spentUsd
+  limitUsd
+  period
+}
+fragment LaunchSummary on Launch {
+  id
+  launchId
+  workspace {
+    name
+  }
+  state
+  stateName
+  priority
+  dedupKey
+  notBefore
+  timeoutMs
+  retry {
+    maxAttempts
+    backoffMs
+    maxBackoffMs
+  }
+  attemptCount
+  queuePosition
+  waitingFor {
+    ...LaunchWaitFields
+  }
+  reason
+  retryAt
+  spec {
+    prompt
+    label
+    model
+    provider
+  }
+  agent {
+    agentId
+    status
+  }
+  schedule {
+    scheduleId
+    name
+  }
+  createdBy
+  createdAt
+  dispatchedAt
+  startedAt
+  finishedAt
+  updatedAt
+}`) as unknown as TypedDocumentString<LaunchesQuery, LaunchesQueryVariables>;
+export const LaunchDocument = new TypedDocumentString(`
+    query Launch($launchId: String!, $transitionsFirst: Int, $transitionsAfter: String) {
+  launch(launchId: $launchId) {
+    ...LaunchSummary
+    spec {
+      prompt
+      model
+      provider
+      toolAllowlist
+      source
+      label
+      frontmatterPath
+      isolated
+      interactive
+    }
+    attempts {
+      n
+      kind
+      agentId
+      agent {
+        agentId
+        status
+      }
+      requestedAt
+      endedAt
+      outcome
+      outcomeName
+      error
+      transient
+      respawnOf
+    }
+    transitions(first: $transitionsFirst, after: $transitionsAfter) {
+      totalCount
+      edges {
+        cursor
+        node {
+          from
+          to
+          reason
+          attempt
+          at
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    fragment LaunchWaitFields on LaunchWait {
+  kind
+  message
+  until
+  scope
+  key
+  inUse
+  max
+  spentUsd
+  limitUsd
+  period
+}
+fragment LaunchSummary on Launch {
+  id
+  launchId
+  workspace {
+    name
+  }
+  state
+  stateName
+  priority
+  dedupKey
+  notBefore
+  timeoutMs
+  retry {
+    maxAttempts
+    backoffMs
+    maxBackoffMs
+  }
+  attemptCount
+  queuePosition
+  waitingFor {
+    ...LaunchWaitFields
+  }
+  reason
+  retryAt
+  spec {
+    prompt
+    label
+    model
+    provider
+  }
+  agent {
+    agentId
+    status
+  }
+  schedule {
+    scheduleId
+    name
+  }
+  createdBy
+  createdAt
+  dispatchedAt
+  startedAt
+  finishedAt
+  updatedAt
+}`) as unknown as TypedDocumentString<LaunchQuery, LaunchQueryVariables>;
+export const QueueStatusDocument = new TypedDocumentString(`
+    query QueueStatus {
+  queue {
+    depth
+    dispatched
+    running
+    oldestQueuedAt
+    caps {
+      ...CapFields
+    }
+    budgets {
+      ...BudgetFields
+    }
+  }
+}
+    fragment CapFields on Cap {
+  scope
+  key
+  max
+  inUse
+}
+fragment BudgetFields on Budget {
+  scope
+  key
+  period
+  limitUsd
+  spentUsd
+  periodStart
+  exhausted
+}`) as unknown as TypedDocumentString<QueueStatusQuery, QueueStatusQueryVariables>;
+export const EnqueueLaunchDocument = new TypedDocumentString(`
+    mutation EnqueueLaunch($input: EnqueueLaunchInput!) {
+  enqueueLaunch(input: $input) {
+    __typename
+    ... on EnqueueLaunchPayload {
+      created
+      launch {
+        ...LaunchSummary
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment LaunchWaitFields on LaunchWait {
+  kind
+  message
+  until
+  scope
+  key
+  inUse
+  max
+  spentUsd
+  limitUsd
+  period
+}
+fragment LaunchSummary on Launch {
+  id
+  launchId
+  workspace {
+    name
+  }
+  state
+  stateName
+  priority
+  dedupKey
+  notBefore
+  timeoutMs
+  retry {
+    maxAttempts
+    backoffMs
+    maxBackoffMs
+  }
+  attemptCount
+  queuePosition
+  waitingFor {
+    ...LaunchWaitFields
+  }
+  reason
+  retryAt
+  spec {
+    prompt
+    label
+    model
+    provider
+  }
+  agent {
+    agentId
+    status
+  }
+  schedule {
+    scheduleId
+    name
+  }
+  createdBy
+  createdAt
+  dispatchedAt
+  startedAt
+  finishedAt
+  updatedAt
+}`) as unknown as TypedDocumentString<EnqueueLaunchMutation, EnqueueLaunchMutationVariables>;
+export const CancelLaunchDocument = new TypedDocumentString(`
+    mutation CancelLaunch($launchId: String!) {
+  cancelLaunch(input: {launchId: $launchId}) {
+    __typename
+    ... on CancelLaunchPayload {
+      launch {
+        ...LaunchSummary
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment LaunchWaitFields on LaunchWait {
+  kind
+  message
+  until
+  scope
+  key
+  inUse
+  max
+  spentUsd
+  limitUsd
+  period
+}
+fragment LaunchSummary on Launch {
+  id
+  launchId
+  workspace {
+    name
+  }
+  state
+  stateName
+  priority
+  dedupKey
+  notBefore
+  timeoutMs
+  retry {
+    maxAttempts
+    backoffMs
+    maxBackoffMs
+  }
+  attemptCount
+  queuePosition
+  waitingFor {
+    ...LaunchWaitFields
+  }
+  reason
+  retryAt
+  spec {
+    prompt
+    label
+    model
+    provider
+  }
+  agent {
+    agentId
+    status
+  }
+  schedule {
+    scheduleId
+    name
+  }
+  createdBy
+  createdAt
+  dispatchedAt
+  startedAt
+  finishedAt
+  updatedAt
+}`) as unknown as TypedDocumentString<CancelLaunchMutation, CancelLaunchMutationVariables>;
+export const SetCapDocument = new TypedDocumentString(`
+    mutation SetCap($input: SetCapInput!) {
+  setCap(input: $input) {
+    __typename
+    ... on SetCapPayload {
+      cap {
+        ...CapFields
+      }
+      caps {
+        ...CapFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment CapFields on Cap {
+  scope
+  key
+  max
+  inUse
+}`) as unknown as TypedDocumentString<SetCapMutation, SetCapMutationVariables>;
+export const SetBudgetDocument = new TypedDocumentString(`
+    mutation SetBudget($input: SetBudgetInput!) {
+  setBudget(input: $input) {
+    __typename
+    ... on SetBudgetPayload {
+      budget {
+        ...BudgetFields
+      }
+      budgets {
+        ...BudgetFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment BudgetFields on Budget {
+  scope
+  key
+  period
+  limitUsd
+  spentUsd
+  periodStart
+  exhausted
+}`) as unknown as TypedDocumentString<SetBudgetMutation, SetBudgetMutationVariables>;
+export const SchedulesDocument = new TypedDocumentString(`
+    query Schedules($filter: ScheduleFilter, $first: Int, $after: String) {
+  schedules(filter: $filter, first: $first, after: $after) {
+    totalCount
+    edges {
+      cursor
+      node {
+        ...ScheduleSummary
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment ScheduleSummary on Schedule {
+  id
+  scheduleId
+  name
+  workspace {
+    name
+  }
+  cron
+  timeZone
+  overlap
+  missed
+  paused
+  nextFireAt
+  lastFireAt
+  deletedAt
+  createdBy
+  createdAt
+  updatedAt
+  template {
+    priority
+    timeoutMs
+    retry {
+      maxAttempts
+      backoffMs
+      maxBackoffMs
+    }
+    spec {
+      prompt
+      label
+      model
+      provider
+    }
+  }
+}`) as unknown as TypedDocumentString<SchedulesQuery, SchedulesQueryVariables>;
+export const ScheduleDocument = new TypedDocumentString(`
+    query Schedule($scheduleId: String!, $upcoming: Int, $firingsLast: Int) {
+  schedule(scheduleId: $scheduleId) {
+    ...ScheduleSummary
+    upcoming(count: $upcoming)
+    firings(last: $firingsLast) {
+      totalCount
+      edges {
+        cursor
+        node {
+          fireAt
+          at
+          trigger
+          skippedReason
+          launch {
+            launchId
+            state
+          }
+        }
+      }
+    }
+  }
+}
+    fragment ScheduleSummary on Schedule {
+  id
+  scheduleId
+  name
+  workspace {
+    name
+  }
+  cron
+  timeZone
+  overlap
+  missed
+  paused
+  nextFireAt
+  lastFireAt
+  deletedAt
+  createdBy
+  createdAt
+  updatedAt
+  template {
+    priority
+    timeoutMs
+    retry {
+      maxAttempts
+      backoffMs
+      maxBackoffMs
+    }
+    spec {
+      prompt
+      label
+      model
+      provider
+    }
+  }
+}`) as unknown as TypedDocumentString<ScheduleQuery, ScheduleQueryVariables>;
+export const CreateScheduleDocument = new TypedDocumentString(`
+    mutation CreateSchedule($input: CreateScheduleInput!) {
+  createSchedule(input: $input) {
+    __typename
+    ... on CreateSchedulePayload {
+      schedule {
+        ...ScheduleSummary
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment ScheduleSummary on Schedule {
+  id
+  scheduleId
+  name
+  workspace {
+    name
+  }
+  cron
+  timeZone
+  overlap
+  missed
+  paused
+  nextFireAt
+  lastFireAt
+  deletedAt
+  createdBy
+  createdAt
+  updatedAt
+  template {
+    priority
+    timeoutMs
+    retry {
+      maxAttempts
+      backoffMs
+      maxBackoffMs
+    }
+    spec {
+      prompt
+      label
+      model
+      provider
+    }
+  }
+}`) as unknown as TypedDocumentString<CreateScheduleMutation, CreateScheduleMutationVariables>;
+export const PauseScheduleDocument = new TypedDocumentString(`
+    mutation PauseSchedule($scheduleId: String!) {
+  pauseSchedule(input: {scheduleId: $scheduleId}) {
+    __typename
+    ... on PauseSchedulePayload {
+      schedule {
+        ...ScheduleSummary
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment ScheduleSummary on Schedule {
+  id
+  scheduleId
+  name
+  workspace {
+    name
+  }
+  cron
+  timeZone
+  overlap
+  missed
+  paused
+  nextFireAt
+  lastFireAt
+  deletedAt
+  createdBy
+  createdAt
+  updatedAt
+  template {
+    priority
+    timeoutMs
+    retry {
+      maxAttempts
+      backoffMs
+      maxBackoffMs
+    }
+    spec {
+      prompt
+      label
+      model
+      provider
+    }
+  }
+}`) as unknown as TypedDocumentString<PauseScheduleMutation, PauseScheduleMutationVariables>;
+export const ResumeScheduleDocument = new TypedDocumentString(`
+    mutation ResumeSchedule($scheduleId: String!) {
+  resumeSchedule(input: {scheduleId: $scheduleId}) {
+    __typename
+    ... on ResumeSchedulePayload {
+      schedule {
+        ...ScheduleSummary
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment ScheduleSummary on Schedule {
+  id
+  scheduleId
+  name
+  workspace {
+    name
+  }
+  cron
+  timeZone
+  overlap
+  missed
+  paused
+  nextFireAt
+  lastFireAt
+  deletedAt
+  createdBy
+  createdAt
+  updatedAt
+  template {
+    priority
+    timeoutMs
+    retry {
+      maxAttempts
+      backoffMs
+      maxBackoffMs
+    }
+    spec {
+      prompt
+      label
+      model
+      provider
+    }
+  }
+}`) as unknown as TypedDocumentString<ResumeScheduleMutation, ResumeScheduleMutationVariables>;
+export const DeleteScheduleDocument = new TypedDocumentString(`
+    mutation DeleteSchedule($scheduleId: String!) {
+  deleteSchedule(input: {scheduleId: $scheduleId}) {
+    __typename
+    ... on DeleteSchedulePayload {
+      schedule {
+        ...ScheduleSummary
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment ScheduleSummary on Schedule {
+  id
+  scheduleId
+  name
+  workspace {
+    name
+  }
+  cron
+  timeZone
+  overlap
+  missed
+  paused
+  nextFireAt
+  lastFireAt
+  deletedAt
+  createdBy
+  createdAt
+  updatedAt
+  template {
+    priority
+    timeoutMs
+    retry {
+      maxAttempts
+      backoffMs
+      maxBackoffMs
+    }
+    spec {
+      prompt
+      label
+      model
+      provider
+    }
+  }
+}`) as unknown as TypedDocumentString<DeleteScheduleMutation, DeleteScheduleMutationVariables>;
+export const RunScheduleDocument = new TypedDocumentString(`
+    mutation RunSchedule($scheduleId: String!) {
+  runSchedule(input: {scheduleId: $scheduleId}) {
+    __typename
+    ... on RunSchedulePayload {
+      schedule {
+        ...ScheduleSummary
+      }
+      launch {
+        ...LaunchSummary
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment LaunchWaitFields on LaunchWait {
+  kind
+  message
+  until
+  scope
+  key
+  inUse
+  max
+  spentUsd
+  limitUsd
+  period
+}
+fragment LaunchSummary on Launch {
+  id
+  launchId
+  workspace {
+    name
+  }
+  state
+  stateName
+  priority
+  dedupKey
+  notBefore
+  timeoutMs
+  retry {
+    maxAttempts
+    backoffMs
+    maxBackoffMs
+  }
+  attemptCount
+  queuePosition
+  waitingFor {
+    ...LaunchWaitFields
+  }
+  reason
+  retryAt
+  spec {
+    prompt
+    label
+    model
+    provider
+  }
+  agent {
+    agentId
+    status
+  }
+  schedule {
+    scheduleId
+    name
+  }
+  createdBy
+  createdAt
+  dispatchedAt
+  startedAt
+  finishedAt
+  updatedAt
+}
+fragment ScheduleSummary on Schedule {
+  id
+  scheduleId
+  name
+  workspace {
+    name
+  }
+  cron
+  timeZone
+  overlap
+  missed
+  paused
+  nextFireAt
+  lastFireAt
+  deletedAt
+  createdBy
+  createdAt
+  updatedAt
+  template {
+    priority
+    timeoutMs
+    retry {
+      maxAttempts
+      backoffMs
+      maxBackoffMs
+    }
+    spec {
+      prompt
+      label
+      model
+      provider
+    }
+  }
+}`) as unknown as TypedDocumentString<RunScheduleMutation, RunScheduleMutationVariables>;
 export const StatusDocument = new TypedDocumentString(`
     query Status {
   version

@@ -9,10 +9,37 @@
       "UnauthenticatedError",
       "ValidationError"
     ],
+    "CancelLaunchResult": [
+      "CalibandNotInstalledError",
+      "CancelLaunchPayload",
+      "DaemonRefusedError",
+      "DaemonStartFailedError",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "UnreachableError",
+      "ValidationError"
+    ],
+    "CreateScheduleResult": [
+      "CreateSchedulePayload",
+      "ForbiddenError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "CreateTokenResult": [
       "ConflictError",
       "CreateTokenPayload",
       "ForbiddenError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "DeleteScheduleResult": [
+      "DeleteSchedulePayload",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
       "UnauthenticatedError",
       "ValidationError"
     ],
@@ -40,6 +67,14 @@
       "UnreachableError",
       "ValidationError"
     ],
+    "EnqueueLaunchResult": [
+      "ConflictError",
+      "EnqueueLaunchPayload",
+      "ForbiddenError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "Error": [
       "CalibandNotInstalledError",
       "ConflictError",
@@ -58,6 +93,8 @@
       "AgentGone",
       "AgentStatusChanged",
       "FleetSeedComplete",
+      "LaunchChanged",
+      "ScheduleChanged",
       "WorkspaceHealthChanged"
     ],
     "FleetEvent": [
@@ -70,7 +107,9 @@
       "InputEndedEvent",
       "InputFailedEvent",
       "InputSentEvent",
+      "LaunchChangedEvent",
       "OutputEvent",
+      "ScheduleChangedEvent",
       "StatusChangedEvent",
       "StorePersistFailedEvent",
       "ToolFinishedEvent",
@@ -105,7 +144,11 @@
       "InputEndedEvent",
       "InputFailedEvent",
       "InputSentEvent",
+      "Launch",
+      "LaunchChangedEvent",
       "OutputEvent",
+      "Schedule",
+      "ScheduleChangedEvent",
       "StatusChangedEvent",
       "StorePersistFailedEvent",
       "ToolFinishedEvent",
@@ -115,6 +158,14 @@
       "WorkerLogEvent",
       "Workspace",
       "WorkspaceHealthEvent"
+    ],
+    "PauseScheduleResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "PauseSchedulePayload",
+      "UnauthenticatedError",
+      "ValidationError"
     ],
     "RemoveAgentResult": [
       "CalibandNotInstalledError",
@@ -160,10 +211,26 @@
       "UnreachableError",
       "ValidationError"
     ],
+    "ResumeScheduleResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "ResumeSchedulePayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "RevokeTokenResult": [
       "ForbiddenError",
       "NotFoundError",
       "RevokeTokenPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "RunScheduleResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "RunSchedulePayload",
       "UnauthenticatedError",
       "ValidationError"
     ],
@@ -177,6 +244,27 @@
       "SendAgentInputPayload",
       "UnauthenticatedError",
       "UnreachableError",
+      "ValidationError"
+    ],
+    "SetBudgetResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "SetBudgetPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "SetCapResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "SetCapPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "SetWorkspaceLaunchTimeoutResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "SetWorkspaceLaunchTimeoutPayload",
+      "UnauthenticatedError",
       "ValidationError"
     ],
     "SpawnAgentResult": [
@@ -217,10 +305,37 @@
       "UnauthenticatedError",
       "ValidationError"
     ],
+    "CancelLaunchResult": [
+      "CalibandNotInstalledError",
+      "CancelLaunchPayload",
+      "DaemonRefusedError",
+      "DaemonStartFailedError",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "UnreachableError",
+      "ValidationError"
+    ],
+    "CreateScheduleResult": [
+      "CreateSchedulePayload",
+      "ForbiddenError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "CreateTokenResult": [
       "ConflictError",
       "CreateTokenPayload",
       "ForbiddenError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "DeleteScheduleResult": [
+      "DeleteSchedulePayload",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
       "UnauthenticatedError",
       "ValidationError"
     ],
@@ -248,6 +363,14 @@
       "UnreachableError",
       "ValidationError"
     ],
+    "EnqueueLaunchResult": [
+      "ConflictError",
+      "EnqueueLaunchPayload",
+      "ForbiddenError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "Error": [
       "CalibandNotInstalledError",
       "ConflictError",
@@ -266,6 +389,8 @@
       "AgentGone",
       "AgentStatusChanged",
       "FleetSeedComplete",
+      "LaunchChanged",
+      "ScheduleChanged",
       "WorkspaceHealthChanged"
     ],
     "FleetEvent": [
@@ -278,7 +403,9 @@
       "InputEndedEvent",
       "InputFailedEvent",
       "InputSentEvent",
+      "LaunchChangedEvent",
       "OutputEvent",
+      "ScheduleChangedEvent",
       "StatusChangedEvent",
       "StorePersistFailedEvent",
       "ToolFinishedEvent",
@@ -313,7 +440,11 @@
       "InputEndedEvent",
       "InputFailedEvent",
       "InputSentEvent",
+      "Launch",
+      "LaunchChangedEvent",
       "OutputEvent",
+      "Schedule",
+      "ScheduleChangedEvent",
       "StatusChangedEvent",
       "StorePersistFailedEvent",
       "ToolFinishedEvent",
@@ -323,6 +454,14 @@
       "WorkerLogEvent",
       "Workspace",
       "WorkspaceHealthEvent"
+    ],
+    "PauseScheduleResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "PauseSchedulePayload",
+      "UnauthenticatedError",
+      "ValidationError"
     ],
     "RemoveAgentResult": [
       "CalibandNotInstalledError",
@@ -368,10 +507,26 @@
       "UnreachableError",
       "ValidationError"
     ],
+    "ResumeScheduleResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "ResumeSchedulePayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "RevokeTokenResult": [
       "ForbiddenError",
       "NotFoundError",
       "RevokeTokenPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "RunScheduleResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "RunSchedulePayload",
       "UnauthenticatedError",
       "ValidationError"
     ],
@@ -385,6 +540,27 @@
       "SendAgentInputPayload",
       "UnauthenticatedError",
       "UnreachableError",
+      "ValidationError"
+    ],
+    "SetBudgetResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "SetBudgetPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "SetCapResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "SetCapPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "SetWorkspaceLaunchTimeoutResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "SetWorkspaceLaunchTimeoutPayload",
+      "UnauthenticatedError",
       "ValidationError"
     ],
     "SpawnAgentResult": [
