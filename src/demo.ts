@@ -13,12 +13,18 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "./log.js";
 import type { Fleet } from "./fleet/fleet.js";
+import { isTerminal } from "./caliband/wire.js";
 import type { LaunchQueue } from "./queue/queue.js";
 import { NO_RETRY, type LaunchRequest } from "./queue/types.js";
 import { StartupError } from "./errors.js";
 
-/** Seconds an idle interactive demo agent waits for input before it ends (caliband's `CALIBAN_AGENT_IDLE_TIMEOUT_SECS`). */
-export const DEMO_IDLE_TIMEOUT_SECS = 90;
+/**
+ * After this long the demo tells its interactive pair-programmer that no more input will come
+ * (EndInput), ms: caps count every live run, idle ones too, and the README's queue walk-through
+ * wants the demo's own agents out of the way by then. (caliband's own idle timeout does not help:
+ * an attached client — Prospero always is — keeps an idle agent waiting, protocol §3.5.)
+ */
+export const DEMO_END_INPUT_AFTER_MS = 90_000;
 
 /** Path of the caliband simulator executable shipped with the repository. */
 export const SIMULATOR_BIN = path.resolve(
@@ -102,10 +108,6 @@ export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvir
       // The simulators' session stores (stdout.ndjson etc.) live in the demo dir too, so stopping
       // the demo removes them (their default is a per-root dir under the OS temp dir).
       CALIBAN_SIM_DATA_BASE: path.join(dir, "sessions"),
-      // The interactive pair-programmer ends after a minute and a half without input (caliband's
-      // default is 5 minutes): caps count every live run, idle ones too, and the README's queue
-      // walk-through wants the demo's own agents out of the way by the time a newcomer gets there.
-      CALIBAN_AGENT_IDLE_TIMEOUT_SECS: String(DEMO_IDLE_TIMEOUT_SECS),
     },
     cleanup: () => {
       try {
@@ -130,8 +132,9 @@ const SCRIPTED: { prompt: string; label: string; interactive?: boolean }[] = [
  * immediate path), then a short review launch every {@link DEMO_SPAWN_EVERY_MS} through the launch
  * queue (so caps, positions and waiting reasons show up in `prospero queue` and the dashboard),
  * and two launches that show the queue's fault handling: one that times out, and one whose first
- * attempt fails with a transient provider error (529 overloaded) and is retried. Returns a
- * function that stops enqueueing.
+ * attempt fails with a transient provider error (529 overloaded) and is retried. The interactive
+ * agent is told no more input will come after {@link DEMO_END_INPUT_AFTER_MS}. Returns a function
+ * that stops enqueueing.
  */
 export async function startDemoFleet(
   fleet: Fleet,
@@ -140,18 +143,30 @@ export async function startDemoFleet(
   log: Logger,
 ): Promise<() => void> {
   await fleet.addWorkspace({ name: "demo", root: demo.root });
+  const interactive: string[] = [];
   for (const s of SCRIPTED) {
     try {
-      await fleet.lifecycle.spawn({
+      const { agent } = await fleet.lifecycle.spawn({
         workspace: "demo",
         prompt: s.prompt,
         label: s.label,
         interactive: s.interactive ?? false,
       });
+      if (s.interactive) interactive.push(agent.id);
     } catch (err) {
       log.warn({ err }, "demo: could not spawn a scripted agent");
     }
   }
+  const endInput = setTimeout(() => {
+    for (const id of interactive) {
+      const a = fleet.state.agent(id);
+      if (!a || isTerminal(a.status)) continue;
+      fleet.lifecycle
+        .endInput(id)
+        .catch((err: unknown) => log.debug({ err, agent: id }, "demo: could not end the input"));
+    }
+  }, DEMO_END_INPUT_AFTER_MS);
+  endInput.unref();
   const launch = (prompt: string, label: string, over: Partial<LaunchRequest> = {}) =>
     queue
       .enqueue({
@@ -179,5 +194,8 @@ export async function startDemoFleet(
   }, DEMO_SPAWN_EVERY_MS);
   timer.unref();
   log.info({ workspace: demo.root }, "demo fleet running on the caliband simulator (no Caliban needed)");
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    clearTimeout(endInput);
+  };
 }

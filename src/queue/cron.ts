@@ -5,7 +5,8 @@
  * refused), read in an IANA time zone. Across a DST change croner's rules apply: a fixed-time job
  * (`30 2 * * *`) whose local time does not exist that day runs at the first valid time after the gap,
  * and runs once when its local time occurs twice; an interval job (`*\/15 * * * *`) skips the gap and
- * runs on both occurrences of a repeated time.
+ * runs on both occurrences of a repeated time. A new schedule's fire times must be at least
+ * {@link SCHEDULE_MIN_INTERVAL_MS} (a minute) apart.
  */
 import { Cron, CronPattern } from "croner";
 import type { FieldIssue } from "../errors.js";
@@ -15,6 +16,20 @@ import { ValidationFailed } from "../errors.js";
 export const CRON_MAX_LENGTH = 200;
 /** Missed firings are counted up to this many (a longer outage reports "10000+"). */
 export const MISSED_COUNT_CAP = 10_000;
+/**
+ * Shortest time a schedule's consecutive fire times may be apart, ms (issue 14 review: an
+ * every-second schedule enqueued a launch a second, or with overlap SKIP wrote a firing row and a
+ * `schedule_changed` event a second, ~170k a day, to every fleetChanges subscriber). Every 5-field
+ * expression meets it; a 6-field one must have a single value in its seconds field.
+ */
+export const SCHEDULE_MIN_INTERVAL_MS = 60_000;
+/**
+ * How many fire times after "now" {@link cronIssues} checks against {@link SCHEDULE_MIN_INTERVAL_MS}.
+ * The seconds field is the same in every matching minute, so a minute with two fire times (the only
+ * way to fire less than a minute apart, zones' offsets being whole minutes) shows within any three
+ * consecutive fire times; 20 is a margin, and still cheap.
+ */
+const GAP_SAMPLE = 20;
 /** The croner mode every schedule uses: 5 or 6 fields. */
 const CRON_MODE = "5-or-6-parts" as const;
 
@@ -35,15 +50,33 @@ export function timeZoneProblem(timeZone: string): string | null {
 
 /**
  * Check a schedule's expression and time zone.
- * @param fromMs "now" for the never-fires check, ms since the epoch.
+ * @param fromMs "now" for the fire-time checks, ms since the epoch.
  * @returns the problems found (empty when both are good), with paths `["input","cron"]` (croner's own
- *   message, or "never fires" for a pattern with no match after `fromMs` such as `0 0 30 2 *`) and
+ *   message; "never fires" for a pattern with no match after `fromMs` such as `0 0 30 2 *`; or, when
+ *   two of the next fire times are less than {@link SCHEDULE_MIN_INTERVAL_MS} apart, "fires every 1 s;
+ *   schedules may fire at most once a minute" for `* * * * * *` (`*\/10 * * * * *`: every 10 s;
+ *   `0,1 * * * * *`: "has fire times 1 s apart; …"), while `30 *\/5 * * * *` is accepted) and
  *   `["input","timeZone"]`.
  */
 export function cronIssues(expr: string, timeZone: string, fromMs: number): FieldIssue[] {
   const issues = syntaxIssues(expr, timeZone);
-  if (issues.length === 0 && cronOf(expr, timeZone).nextRun(new Date(fromMs)) === null)
+  if (issues.length > 0) return issues;
+  const times = cronOf(expr, timeZone)
+    .nextRuns(GAP_SAMPLE, new Date(fromMs))
+    .map((d) => d.getTime());
+  if (times.length === 0) {
     issues.push({ path: ["input", "cron"], message: "never fires: no date matches the expression" });
+    return issues;
+  }
+  const gaps = times.slice(1).map((t, i) => t - times[i]!);
+  const shortest = Math.min(...gaps);
+  if (shortest < SCHEDULE_MIN_INTERVAL_MS) {
+    const secs = shortest / 1000;
+    const how = gaps.every((g) => g === shortest)
+      ? `fires every ${secs} s`
+      : `has fire times ${secs} s apart`;
+    issues.push({ path: ["input", "cron"], message: `${how}; schedules may fire at most once a minute` });
+  }
   return issues;
 }
 

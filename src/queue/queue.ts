@@ -168,10 +168,34 @@ const UNREACHABLE_BACKOFF_MAX_MS = 300_000;
 export const CAP_MAX = 10_000;
 /** Largest budget accepted, USD. */
 export const BUDGET_MAX_USD = 1_000_000;
+/** Farthest ahead a `notBefore` may be, ms (a year): beyond is a mistake, and it would hold its dedup key. */
+export const NOT_BEFORE_MAX_AHEAD_MS = 366 * 24 * 3600 * 1000;
+/** Longest model name, characters (a MODEL cap's key must be able to name it). */
+export const MODEL_MAX = 200;
 /** Longest dedup key, characters. */
 export const DEDUP_KEY_MAX = 200;
 
 const newId = () => randomBytes(6).toString("hex");
+
+/**
+ * Whether a request that failed with `err` may have reached caliband: not when nothing was
+ * listening (the socket missing or refusing), else yes (a deadline, a reset after the write).
+ */
+function mayHaveBeenSent(err: Unreachable): boolean {
+  return err.errno !== "ENOENT" && err.errno !== "ECONNREFUSED" && err.code === "UNREACHABLE";
+}
+
+/**
+ * The unique `Launch.activeDedupKey` of an unfinished launch: dedup keys are per workspace (a key
+ * used in another workspace neither conflicts nor tells that it exists). Workspace names have no
+ * ':' (registry WORKSPACE_NAME), so the pair is unambiguous.
+ */
+export function activeDedupKey(workspace: string, dedupKey: string): string {
+  return `${workspace}:${dedupKey}`;
+}
+
+/** Dedup keys starting with this are the schedules' own (`schedule:<id>:<fire time>`). */
+export const SCHEDULE_DEDUP_PREFIX = "schedule:";
 
 /** SHA-256 (hex) of a spawn spec in caliband's canonical field order (what `list` echoes, §2.3). */
 export function specFingerprint(spec: SpawnSpecInput): string {
@@ -221,6 +245,10 @@ export function validateLaunchRequest(req: LaunchRequest, nowMs: number): void {
     at("timeoutMs", `must be from ${TIMEOUT_MIN_MS} ms to ${TIMEOUT_MAX_MS} ms (7 days)`);
   if (req.notBeforeMs !== null && req.notBeforeMs < nowMs - NOT_BEFORE_PAST_TOLERANCE_MS)
     at("notBefore", `is more than ${NOT_BEFORE_PAST_TOLERANCE_MS / 1000} s in the past`);
+  else if (req.notBeforeMs !== null && req.notBeforeMs > nowMs + NOT_BEFORE_MAX_AHEAD_MS)
+    at("notBefore", "is more than a year ahead");
+  if (req.spec.model != null && (req.spec.model === "" || req.spec.model.length > MODEL_MAX))
+    at("model", `must be 1 to ${MODEL_MAX} characters`);
   const r = req.retry;
   if (!Number.isInteger(r.maxAttempts) || r.maxAttempts < 1 || r.maxAttempts > RETRY_MAX_ATTEMPTS)
     issues.push({
@@ -236,6 +264,8 @@ export function validateLaunchRequest(req: LaunchRequest, nowMs: number): void {
     });
   if (req.dedupKey !== null && (req.dedupKey === "" || req.dedupKey.length > DEDUP_KEY_MAX))
     at("dedupKey", `must be 1 to ${DEDUP_KEY_MAX} characters`);
+  else if (req.dedupKey !== null && req.scheduleId === null && req.dedupKey.startsWith(SCHEDULE_DEDUP_PREFIX))
+    at("dedupKey", `the prefix "${SCHEDULE_DEDUP_PREFIX}" is reserved for the launches schedules fire`);
   if (req.spec.provider != null && !(PROVIDERS as readonly string[]).includes(req.spec.provider))
     at("provider", `unknown provider; one of ${PROVIDERS.join(", ")}`);
   if (issues.length > 0) throw new ValidationFailed(issues);
@@ -266,6 +296,8 @@ export class LaunchQueue {
   private readonly wsTimeouts = new Map<string, number>();
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly timeouts = new Map<string, TimerHandle>();
+  /** Timers of attempts whose spawn outcome is being asked again ({@link resolveLater}). */
+  private readonly pendingTimers = new Set<TimerHandle>();
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly enqueueLock = new Mutex();
   private readonly passLock = new Mutex();
@@ -366,6 +398,8 @@ export class LaunchQueue {
     if (this.recoveryTimer) this.clock.clearTimeout(this.recoveryTimer);
     for (const t of this.timeouts.values()) this.clock.clearTimeout(t);
     this.timeouts.clear();
+    for (const t of this.pendingTimers) this.clock.clearTimeout(t);
+    this.pendingTimers.clear();
     await this.passLock.waitForUnlock();
     await Promise.allSettled([...this.inflight, ...this.chains.values()]);
   }
@@ -404,14 +438,15 @@ export class LaunchQueue {
   private track(l: ActiveLaunch): void {
     this.active.set(l.id, l);
     this.byState.get(l.state)?.add(l.id);
-    if (l.dedupKey !== null) this.byDedup.set(l.dedupKey, l.id);
+    if (l.dedupKey !== null) this.byDedup.set(activeDedupKey(l.workspace, l.dedupKey), l.id);
     if (l.agentId !== null && l.state === "RUNNING") this.byAgent.set(l.agentId, l.id);
   }
 
   private untrack(l: ActiveLaunch): void {
     this.active.delete(l.id);
     for (const set of this.byState.values()) set.delete(l.id);
-    if (l.dedupKey !== null && this.byDedup.get(l.dedupKey) === l.id) this.byDedup.delete(l.dedupKey);
+    if (l.dedupKey !== null && this.byDedup.get(activeDedupKey(l.workspace, l.dedupKey)) === l.id)
+      this.byDedup.delete(activeDedupKey(l.workspace, l.dedupKey));
     if (l.agentId !== null && this.byAgent.get(l.agentId) === l.id) this.byAgent.delete(l.agentId);
     const t = this.timeouts.get(l.id);
     if (t) this.clock.clearTimeout(t);
@@ -522,7 +557,7 @@ export class LaunchQueue {
     const fingerprint = requestFingerprint(req.spec.workspace, spec);
     return this.enqueueLock.runExclusive(async () => {
       if (req.dedupKey !== null) {
-        const id = this.byDedup.get(req.dedupKey);
+        const id = this.byDedup.get(activeDedupKey(req.spec.workspace, req.dedupKey));
         if (id !== undefined) {
           const prior = this.active.get(id);
           if (prior && prior.requestFingerprint !== fingerprint) {
@@ -547,7 +582,7 @@ export class LaunchQueue {
         specProvider: spec.provider ?? null,
         specModel: spec.model ?? null,
         dedupKey: req.dedupKey,
-        activeDedupKey: req.dedupKey,
+        activeDedupKey: req.dedupKey === null ? null : activeDedupKey(req.spec.workspace, req.dedupKey),
         priority: req.priority,
         notBefore,
         timeoutMs,
@@ -619,6 +654,39 @@ export class LaunchQueue {
     return this.deps.db.launch.findUniqueOrThrow({ where: { id: launchId } });
   }
 
+  /**
+   * A workspace was unregistered: its unfinished launches can never run (or be followed) again, so
+   * each ends CANCELLED saying why (a run it had keeps running on its caliband, unobserved, as the
+   * workspace's agents do); its WORKSPACE caps and budgets are removed.
+   * @returns how many launches were cancelled.
+   */
+  async workspaceRemoved(workspace: string, by: string | null): Promise<number> {
+    const reason = `workspace ${workspace} was removed${by ? ` by ${by}` : ""}`;
+    let n = 0;
+    for (const l of [...this.active.values()]) {
+      if (l.workspace !== workspace) continue;
+      await this.chain(l.id, async () => {
+        if (isFinalLaunchState(l.state)) return;
+        const why =
+          l.agentId && l.state === "RUNNING"
+            ? `${reason}; its run ${l.agentId} is no longer followed`
+            : reason;
+        await this.change(l, "CANCELLED", why, { reason: why, stopRequest: "cancel" });
+        this.counters.cancellations_total++;
+        n++;
+      });
+    }
+    await this.write((db) => [
+      db.cap.deleteMany({ where: { scope: "WORKSPACE", key: workspace } }),
+      db.budget.deleteMany({ where: { scope: "WORKSPACE", key: workspace } }),
+    ]);
+    this.caps_.delete(capMapKey("WORKSPACE", workspace));
+    this.budgets_ = this.budgets_.filter((b) => !(b.scope === "WORKSPACE" && b.key === workspace));
+    this.wsTimeouts.delete(workspace);
+    this.schedulePass();
+    return n;
+  }
+
   /** Kill `l`'s run and settle the launch from what the run ended with. */
   private async stopRun(l: ActiveLaunch, why: string): Promise<void> {
     const agentId = l.agentId!;
@@ -684,7 +752,8 @@ export class LaunchQueue {
     if (cap.max !== null && (!Number.isInteger(cap.max) || cap.max < 0 || cap.max > CAP_MAX))
       issues.push({ path: ["input", "max"], message: `must be an integer from 0 to ${CAP_MAX}` });
     if (issues.length > 0) throw new ValidationFailed(issues);
-    if (cap.scope === "WORKSPACE") this.deps.fleet.registry.get(key);
+    // Removing a cap needs no registered workspace (one left behind by a removed workspace).
+    if (cap.scope === "WORKSPACE" && cap.max !== null) this.deps.fleet.registry.get(key);
     if (cap.max === null) {
       await this.write((db) => [db.cap.deleteMany({ where: { scope: cap.scope, key } })]);
       this.caps_.delete(capMapKey(cap.scope, key));
@@ -750,7 +819,7 @@ export class LaunchQueue {
         message: `must be more than 0 and at most ${BUDGET_MAX_USD}`,
       });
     if (issues.length > 0) throw new ValidationFailed(issues);
-    if (b.scope === "WORKSPACE") this.deps.fleet.registry.get(key);
+    if (b.scope === "WORKSPACE" && b.limitUsd !== null) this.deps.fleet.registry.get(key);
     const where = { scope_key_period: { scope: b.scope, key, period: b.period } };
     this.budgets_ = this.budgets_.filter(
       (x) => !(x.scope === b.scope && x.key === key && x.period === b.period),
@@ -993,6 +1062,18 @@ export class LaunchQueue {
   private async pass(): Promise<void> {
     await this.passLock.runExclusive(async () => {
       if (this.stopped) return;
+      // Safety net: a RUNNING launch whose run the fleet shows ended (whatever event was missed).
+      for (const id of this.byState.get("RUNNING")!) {
+        const l = this.active.get(id);
+        const a = l?.agentId ? this.deps.fleet.state.agent(l.agentId) : undefined;
+        if (l && a && isTerminal(a.status)) {
+          const agentId = a.id;
+          this.background(
+            "settling a run",
+            this.chain(id, () => this.settleRun(id, agentId)),
+          );
+        }
+      }
       const now = this.clock.now();
       const live = this.liveRuns();
       const global = this.caps_.get(capMapKey("GLOBAL", ""));
@@ -1081,27 +1162,39 @@ export class LaunchQueue {
     } catch {
       fingerprint = specFingerprint(resolveSpawnSpec(spec, ws.config));
     }
-    const n = l.attemptCount + 1;
+    // An attempt that never reached caliband (lost to an unreachable daemon, or to a restart before
+    // its spawn was sent) is not an attempt of the limit: its number is used again.
+    const last =
+      l.attemptCount > 0
+        ? await this.deps.db.launchAttempt.findUnique({
+            where: { launchId_n: { launchId: l.id, n: l.attemptCount } },
+            select: { outcome: true },
+          })
+        : null;
+    const reuse = last?.outcome === "lost";
+    const n = reuse ? l.attemptCount : l.attemptCount + 1;
     const now = this.clock.now();
     const wait = Math.max(0, now - l.readyAtMs);
     l.attemptCount = n;
+    const attempt = {
+      workspace: l.workspace,
+      specFingerprint: fingerprint,
+      requestedAt: new Date(now),
+      kind: respawnOf ? "respawn" : "spawn",
+      respawnOf,
+    };
     await this.change(
       l,
       "DISPATCHED",
-      respawnOf ? `attempt ${n} of ${l.retry.maxAttempts}: respawning ${respawnOf}` : `attempt ${n}`,
+      `${respawnOf ? `attempt ${n} of ${l.retry.maxAttempts}: respawning ${respawnOf}` : `attempt ${n}`}${reuse ? " (again: the last try never reached caliband)" : ""}`,
       { attemptCount: n, dispatchedAt: new Date(now), retryAt: null },
       (db) => [
-        db.launchAttempt.create({
-          data: {
-            launchId: l.id,
-            n,
-            workspace: l.workspace,
-            specFingerprint: fingerprint,
-            requestedAt: new Date(now),
-            kind: respawnOf ? "respawn" : "spawn",
-            respawnOf,
-          },
-        }),
+        reuse
+          ? db.launchAttempt.update({
+              where: { launchId_n: { launchId: l.id, n } },
+              data: { ...attempt, outcome: null, error: null, transient: null, endedAt: null },
+            })
+          : db.launchAttempt.create({ data: { launchId: l.id, n, ...attempt } }),
       ],
       n,
     );
@@ -1183,11 +1276,26 @@ export class LaunchQueue {
     err: unknown,
     requestedAt: Date,
     fingerprint: string,
+    lookedAgain = false,
   ): Promise<void> {
-    if (isFinalLaunchState(l.state)) return;
-    const adopted = await this.findAdoptable(l.workspace, fingerprint, requestedAt).catch(() => null);
+    if (isFinalLaunchState(l.state) || l.state !== "DISPATCHED" || this.stopped) return;
+    let adopted: string | null;
+    try {
+      adopted = await this.findAdoptable(l.workspace, fingerprint, requestedAt);
+    } catch (listErr) {
+      // The daemon cannot say whether the spawn reached it (a hung or lost daemon): the attempt
+      // stays DISPATCHED, holding its slot, and the question is asked again — never "nothing ran".
+      this.resolveLater(l, n, err, requestedAt, fingerprint, lookedAgain, listErr);
+      return;
+    }
     if (adopted) {
       await this.attemptStarted(l, n, adopted, true);
+      return;
+    }
+    if (err instanceof Unreachable && !lookedAgain && mayHaveBeenSent(err)) {
+      // A deadline or reset after the request was written: the daemon may still act on it. Look
+      // once more a little later before concluding that nothing ran.
+      this.resolveLater(l, n, err, requestedAt, fingerprint, true, null);
       return;
     }
     const message = err instanceof Error ? err.message : String(err);
@@ -1250,6 +1358,40 @@ export class LaunchQueue {
       n,
     );
     this.schedulePass();
+  }
+
+  /**
+   * Ask again, after a backoff (5 s doubling to 5 min), what became of an attempt whose spawn
+   * failed without a clear answer; see {@link attemptFailed}.
+   */
+  private resolveLater(
+    l: ActiveLaunch,
+    n: number,
+    err: unknown,
+    requestedAt: Date,
+    fingerprint: string,
+    lookedAgain: boolean,
+    listErr: unknown,
+  ): void {
+    l.unreachableFailures++;
+    const delay = Math.min(
+      UNREACHABLE_BACKOFF_MAX_MS,
+      UNREACHABLE_BACKOFF_MS * 2 ** (l.unreachableFailures - 1),
+    );
+    if (listErr !== null) {
+      this.log.warn(
+        { launch: l.id, attempt: n, err: listErr },
+        `cannot tell whether attempt ${n}'s spawn reached caliband; asking again in ${Math.round(delay / 1000)} s`,
+      );
+    }
+    const t = this.clock.setTimeout(() => {
+      this.pendingTimers.delete(t);
+      this.background(
+        `launch ${l.id}: resolving attempt ${n}`,
+        this.chain(l.id, () => this.attemptFailed(l, n, err, requestedAt, fingerprint, lookedAgain)),
+      );
+    }, delay);
+    this.pendingTimers.add(t);
   }
 
   /**
@@ -1347,6 +1489,14 @@ export class LaunchQueue {
       }
       const e = item.event;
       if (e.kind === "status_changed" && isTerminal(e.payload.to)) {
+        const launchId = this.byAgent.get(e.agentId);
+        if (launchId)
+          this.background(
+            "settling a run",
+            this.chain(launchId, () => this.settleRun(launchId, e.agentId)),
+          );
+      } else if (e.kind === "agent_discovered" && isTerminal(e.payload.status)) {
+        // A run adopted after a restart that ended while the gateway was down is first seen ended.
         const launchId = this.byAgent.get(e.agentId);
         if (launchId)
           this.background(

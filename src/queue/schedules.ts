@@ -18,7 +18,11 @@
  *   found by one timer pass (the process was suspended or blocked), are summarized, never replayed:
  *   policy SKIP records one skipped firing for the latest of them, RUN_ONCE fires the latest of them
  *   once (trigger `missed`, overlap applies); then the next fire time is the first after now.
- * - A firing whose enqueue fails (workspace removed, template refused, …) is recorded as skipped with
+ * - A schedule whose workspace is not registered (removed) does not fire: its due fire times pass
+ *   with no firing row and no event, only its stored `nextFireAt` moving on to the first after now
+ *   (logged once), so it fires on time again if the workspace is registered again. Removing a
+ *   workspace pauses its schedules ({@link ScheduleService.workspaceRemoved}).
+ * - A firing whose enqueue fails (template refused, database error, …) is recorded as skipped with
  *   the error's message and logged; the other schedules fire as usual. A pass that could not record a
  *   firing (database error) is retried after {@link FIRING_RETRY_MS}.
  * - Paused schedules have no `nextFireAt`; resume computes it from now (the paused time is not
@@ -74,7 +78,10 @@ export interface ScheduleInput {
   name: string;
   /** A registered workspace. */
   workspace: string;
-  /** Cron expression, croner syntax with 5 or 6 fields (see src/queue/cron.ts). */
+  /**
+   * Cron expression, croner syntax with 5 or 6 fields, fire times at least SCHEDULE_MIN_INTERVAL_MS
+   * (a minute) apart (see src/queue/cron.ts).
+   */
   cron: string;
   /** IANA time zone the expression is read in; default (null/undefined) "UTC". */
   timeZone?: string | null;
@@ -94,8 +101,11 @@ export interface ScheduleServiceDeps {
   db: PrismaClient;
   store: EventStore;
   queue: ScheduleQueue;
-  /** To check a new schedule's workspace (`get` throws NotFound). */
-  registry: Pick<WorkspaceRegistry, "get">;
+  /**
+   * To check a new schedule's workspace (`get` throws NotFound) and, at each firing, that the
+   * schedule's workspace is still registered (`find`).
+   */
+  registry: Pick<WorkspaceRegistry, "get" | "find">;
   log: Logger;
   /** Default {@link systemClock}. */
   clock?: Clock;
@@ -180,7 +190,19 @@ export function scheduleTemplateOf(row: Pick<Schedule, "template">): ScheduleTem
   return t;
 }
 
-const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/** An error's message without surrounding whitespace (Prisma's start with a newline). */
+/**
+ * An error's message for a stored reason: its last non-empty line (a database error's earlier
+ * lines show where in our source it was raised; the last says what failed), at most 300 characters.
+ */
+const errorMessage = (err: unknown): string =>
+  (
+    (err instanceof Error ? err.message : String(err))
+      .split("\n")
+      .map((x) => x.trim())
+      .filter((x) => x !== "")
+      .at(-1) ?? "unknown error"
+  ).slice(0, 300);
 
 /** The outcome of trying to enqueue one firing. */
 type Outcome = { launch: Launch; created: boolean } | { skipped: string };
@@ -205,7 +227,7 @@ export class ScheduleService {
   private readonly db: PrismaClient;
   private readonly store: EventStore;
   private readonly queue: ScheduleQueue;
-  private readonly registry: Pick<WorkspaceRegistry, "get">;
+  private readonly registry: Pick<WorkspaceRegistry, "get" | "find">;
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly mutex = new Mutex();
@@ -217,6 +239,8 @@ export class ScheduleService {
   private stopped = false;
   /** After a failed pass: no timer fires before this time (ms). */
   private retryNotBeforeMs: number | null = null;
+  /** Schedules already logged as not firing because their workspace is not registered. */
+  private readonly unregisteredLogged = new Set<string>();
 
   constructor(deps: ScheduleServiceDeps) {
     this.db = deps.db;
@@ -256,7 +280,8 @@ export class ScheduleService {
    * Create a schedule (event `created`). Its first fire time is the first after now (none when
    * created paused). Nothing is stored when the input is refused.
    * @param by token name (stored as createdBy), or null.
-   * @throws ValidationFailed (paths `["input","name"]`, `["input","cron"]` with croner's message,
+   * @throws ValidationFailed (paths `["input","name"]`; `["input","cron"]` with croner's message, or
+   *   for a pattern that never fires or fires less than a minute apart, see `cronIssues`;
    *   `["input","timeZone"]`, `["input","overlap"]`, `["input","missed"]`, `["input","paused"]`,
    *   `["input","template",…]`), NotFound("workspace") for an unregistered workspace.
    */
@@ -389,6 +414,51 @@ export class ScheduleService {
       const row = await this.reload(id);
       this.arm();
       return row;
+    });
+  }
+
+  /**
+   * Pause every unpaused, undeleted schedule of a workspace that was removed (one `paused` event
+   * each, reason `workspace <name> was removed`, all in one transaction); called by the
+   * removeWorkspace mutation. Resuming one later works as {@link resume} (it fires only while its
+   * workspace is registered again).
+   * @param by token name (logged), or null.
+   * @returns how many schedules were paused (0 when none were unpaused).
+   */
+  async workspaceRemoved(workspace: string, by: string | null): Promise<number> {
+    return this.mutex.runExclusive(async () => {
+      const ids = (
+        await this.db.schedule.findMany({
+          where: { workspace, paused: false, deletedAt: null },
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+          select: { id: true },
+        })
+      ).map((r) => r.id);
+      if (ids.length === 0) return 0;
+      const now = this.clock.now();
+      const reason = `workspace ${workspace} was removed`;
+      await this.store.append(
+        ids.map((scheduleId) => ({
+          kind: "schedule_changed" as const,
+          payload: { scheduleId, change: "paused" as const, launchId: null, fireAtMs: null, reason },
+          workspace,
+          agentId: "",
+          tsMs: now,
+        })),
+        {
+          extra: (db) => [
+            db.schedule.updateMany({
+              where: { id: { in: ids } },
+              data: { paused: true, nextFireAt: null, updatedAt: new Date(now) },
+            }),
+          ],
+          onFailure: "throw",
+        },
+      );
+      for (const id of ids) await this.reload(id);
+      this.log.info({ workspace, schedules: ids, by }, "schedules of a removed workspace paused");
+      this.arm();
+      return ids.length;
     });
   }
 
@@ -641,6 +711,36 @@ export class ScheduleService {
     this.log.warn({ schedule: s.id, missed: count, policy: s.missed }, "schedule missed firings");
   }
 
+  /**
+   * A due schedule whose workspace is not registered: no firing and no event; its stored
+   * `nextFireAt` moves to the first fire time after now (none when its times cannot be computed).
+   */
+  private async passUnregistered(s: Schedule, nowMs: number): Promise<void> {
+    let next: number | null = null;
+    try {
+      next = new CronTimes(s.cron, s.timeZone).nextAfter(nowMs);
+    } catch (err) {
+      this.log.error({ err, schedule: s.id }, "schedule's fire times cannot be computed; it will not fire");
+    }
+    await this.store.append([], {
+      extra: (db) => [
+        db.schedule.update({
+          where: { id: s.id },
+          data: { nextFireAt: next === null ? null : new Date(next), updatedAt: new Date(nowMs) },
+        }),
+      ],
+      onFailure: "throw",
+    });
+    await this.reload(s.id);
+    if (!this.unregisteredLogged.has(s.id)) {
+      this.unregisteredLogged.add(s.id);
+      this.log.warn(
+        { schedule: s.id, workspace: s.workspace },
+        "schedule's workspace is not registered: its fire times pass without firing (pause or delete it)",
+      );
+    }
+  }
+
   /** One firing pass: every due schedule, one after another; a failure never stops the others. */
   private async pass(mode: "start" | "timer"): Promise<void> {
     const now = this.clock.now();
@@ -652,7 +752,12 @@ export class ScheduleService {
     let failed = false;
     for (const s of due) {
       try {
-        await this.handleDue(s, now, mode);
+        if (this.registry.find(s.workspace) === undefined) {
+          await this.passUnregistered(s, now);
+        } else {
+          this.unregisteredLogged.delete(s.id);
+          await this.handleDue(s, now, mode);
+        }
       } catch (err) {
         failed = true;
         this.log.error({ err, schedule: s.id }, "schedule firing could not be recorded; retrying shortly");

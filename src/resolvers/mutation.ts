@@ -37,10 +37,11 @@ export const SPAWN_VALIDATORS = {
     .min(1, "must not be empty")
     .max(512 * 1024),
   label: z.string().min(1).max(200),
-  model: z.string().min(1),
+  model: z.string().min(1).max(200),
   source: z
     .string()
     .min(1)
+    .max(200)
     .refine((s) => !/[\\/]|\.\./.test(s), "must not contain '/', '\\\\' or '..'"),
 } as const;
 
@@ -83,7 +84,11 @@ const ProviderConfigInputRef = builder.inputType("ProviderConfigInput", {
       validate: z.string().regex(ENV_NAME, "must be an environment variable name"),
     }),
     env: t.field({ type: [EnvVarInput], required: false, description: "Extra environment for the daemon." }),
-    model: t.string({ required: false, description: "Default model.", validate: z.string().min(1) }),
+    model: t.string({
+      required: false,
+      description: "Default model (1–200 characters).",
+      validate: z.string().min(1).max(200),
+    }),
   }),
 });
 
@@ -494,12 +499,18 @@ builder.mutationFields((t) => ({
   removeWorkspace: t.field({
     type: RemoveWorkspacePayload,
     description:
-      "Unregister a workspace. Its caliband and agents keep running; its history stays. Admin role (within the token's workspaces).",
+      "Unregister a workspace. Its caliband and agents keep running; its history stays. Its unfinished launches end CANCELLED, its schedules are paused and its workspace caps and budgets removed. Admin role (within the token's workspaces).",
     errors: errors("RemoveWorkspace", [NotFound]),
     authScopes: (_p, { input }) => ({ role: "admin", workspace: input.workspace }),
     args: { input: t.arg({ type: RemoveWorkspaceInput, required: true, description: "The workspace." }) },
     resolve: (_r, { input }, ctx) =>
-      domain(async () => ({ name: (await ctx.fleet.removeWorkspace(input.workspace)).name })),
+      domain(async () => {
+        const ws = await ctx.fleet.removeWorkspace(input.workspace);
+        // Its launches can never run now, and its schedules must not fire into nothing.
+        await ctx.queue.workspaceRemoved(ws.name, ctx.auth.name);
+        await ctx.schedules.workspaceRemoved(ws.name, ctx.auth.name);
+        return { name: ws.name };
+      }),
   }),
   restartWorkspaceDaemon: t.field({
     type: RestartPayload,

@@ -97,7 +97,7 @@ const RetryPolicyInput = builder.inputType("RetryPolicyInput", {
     }),
     backoffMs: t.int({
       required: false,
-      description: `Delay before the first retry, ms (${BACKOFF_MIN_MS}–${BACKOFF_MAX_MS}). Default ${NO_RETRY.backoffMs}.`,
+      description: `Nominal delay before the first retry, ms (${BACKOFF_MIN_MS}–${BACKOFF_MAX_MS}); doubled per further retry up to maxBackoffMs, and the real delay is 50–100 % of it (equal jitter). Default ${NO_RETRY.backoffMs}.`,
       validate: z.number().int().min(BACKOFF_MIN_MS).max(BACKOFF_MAX_MS),
     }),
     maxBackoffMs: t.int({
@@ -303,7 +303,7 @@ const CreateScheduleInput = builder.inputType("CreateScheduleInput", {
     cron: t.string({
       required: true,
       description:
-        "Cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first; croner syntax (e.g. `*/15 * * * *`, or `@daily`).",
+        "Cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first; croner syntax (e.g. `*/15 * * * *`, or `@daily`). Fire times must be at least a minute apart.",
       validate: z.string().trim().min(1, "must not be empty").max(CRON_MAX_LENGTH),
     }),
     timeZone: t.string({
@@ -358,6 +358,8 @@ type FieldsOf<T> = Parameters<
 interface LaunchPayload {
   launchId: string;
   created?: boolean;
+  /** The launch's workspace (for the audit row, src/schema/audit-plugin.ts `auditTargets`). */
+  workspace?: string;
 }
 
 const LaunchField = (t: FieldsOf<LaunchPayload>, description: string) =>
@@ -453,6 +455,8 @@ const SetWorkspaceLaunchTimeoutPayload = builder
 interface SchedulePayload {
   scheduleId: string;
   launchId?: string;
+  /** The schedule's workspace (for the audit row, src/schema/audit-plugin.ts `auditTargets`). */
+  workspace?: string;
 }
 
 const ScheduleField = (t: FieldsOf<SchedulePayload>, description: string) =>
@@ -601,7 +605,10 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", launch: input.launchId }),
     args: { input: t.arg({ type: CancelLaunchInput, required: true, description: "The launch." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => ({ launchId: (await ctx.queue.cancel(input.launchId, by(ctx))).id })),
+      queueDomain(async () => {
+        const l = await ctx.queue.cancel(input.launchId, by(ctx));
+        return { launchId: l.id, workspace: l.workspace };
+      }),
   }),
   setCap: t.field({
     type: SetCapPayload,
@@ -693,7 +700,10 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", schedule: input.scheduleId }),
     args: { input: t.arg({ type: PauseScheduleInput, required: true, description: "The schedule." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => ({ scheduleId: (await ctx.schedules.pause(input.scheduleId, by(ctx))).id })),
+      queueDomain(async () => {
+        const sc = await ctx.schedules.pause(input.scheduleId, by(ctx));
+        return { scheduleId: sc.id, workspace: sc.workspace };
+      }),
   }),
   resumeSchedule: t.field({
     type: ResumeSchedulePayload,
@@ -703,7 +713,10 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", schedule: input.scheduleId }),
     args: { input: t.arg({ type: ResumeScheduleInput, required: true, description: "The schedule." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => ({ scheduleId: (await ctx.schedules.resume(input.scheduleId, by(ctx))).id })),
+      queueDomain(async () => {
+        const sc = await ctx.schedules.resume(input.scheduleId, by(ctx));
+        return { scheduleId: sc.id, workspace: sc.workspace };
+      }),
   }),
   deleteSchedule: t.field({
     type: DeleteSchedulePayload,
@@ -713,7 +726,10 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", schedule: input.scheduleId }),
     args: { input: t.arg({ type: DeleteScheduleInput, required: true, description: "The schedule." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => ({ scheduleId: (await ctx.schedules.remove(input.scheduleId, by(ctx))).id })),
+      queueDomain(async () => {
+        const sc = await ctx.schedules.remove(input.scheduleId, by(ctx));
+        return { scheduleId: sc.id, workspace: sc.workspace };
+      }),
   }),
   runSchedule: t.field({
     type: RunSchedulePayload,
@@ -725,7 +741,7 @@ builder.mutationFields((t) => ({
     resolve: (_r, { input }, ctx) =>
       queueDomain(async () => {
         const res = await ctx.schedules.runNow(input.scheduleId, by(ctx));
-        return { scheduleId: res.schedule.id, launchId: res.launch.id };
+        return { scheduleId: res.schedule.id, launchId: res.launch.id, workspace: res.schedule.workspace };
       }),
   }),
 }));

@@ -23,7 +23,11 @@ function str(v: unknown): string | null {
   return typeof v === "string" ? v : null;
 }
 
-/** The workspace and agent a mutation's arguments (and payload) name. */
+/**
+ * The workspace and agent a mutation's arguments (and payload) name: `workspace` / `agentId` in
+ * the arguments or the input; addWorkspace's `name`; a WORKSPACE-scoped cap or budget's `key`; else
+ * a payload's own `workspace` (a launch or schedule named by id, once it was found).
+ */
 export function auditTargets(
   args: Record<string, unknown>,
   result: unknown,
@@ -36,7 +40,9 @@ export function auditTargets(
       str(args["workspace"]) ??
       str(input["workspace"]) ??
       ("root" in input ? str(input["name"]) : null) ??
-      str(args["name"]),
+      str(args["name"]) ??
+      (input["scope"] === "WORKSPACE" ? str(input["key"]) : null) ??
+      str(payload["workspace"]),
     agentId: str(args["agentId"]) ?? str(input["agentId"]) ?? str(payload["agentId"]),
   };
 }

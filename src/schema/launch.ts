@@ -110,7 +110,8 @@ export const RetryPolicyRef = builder.objectRef<RetryPolicy>("RetryPolicy").impl
       description: "Attempts in all, the first one included (1 = never retry).",
     }),
     backoffMs: t.exposeInt("backoffMs", {
-      description: "Delay before the first retry, milliseconds; doubled for each further retry (jittered).",
+      description:
+        "Nominal delay before the first retry, milliseconds; doubled for each further retry up to maxBackoffMs; the real delay is 50–100 % of it (equal jitter).",
     }),
     maxBackoffMs: t.exposeInt("maxBackoffMs", {
       description: "Longest delay between attempts, milliseconds.",
@@ -598,7 +599,8 @@ export const ScheduleRef = builder.prismaNode("Schedule", {
         ctx.prisma.workspace.findUniqueOrThrow({ ...query, where: { name: s.workspace } }),
     }),
     cron: t.exposeString("cron", {
-      description: "Cron expression (5 fields, or 6 with seconds first; croner syntax), read in `timeZone`.",
+      description:
+        "Cron expression (5 fields, or 6 with seconds first; croner syntax; fire times at least a minute apart), read in `timeZone`.",
     }),
     timeZone: t.exposeString("timeZone", {
       description: "IANA time zone the expression is read in, e.g. `UTC`.",

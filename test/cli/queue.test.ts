@@ -11,6 +11,7 @@ import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { cli, cliJson, closedPort } from "./run-cli.js";
 import {
+  collectStates,
   parseBudgetPeriod,
   parseBudgetTarget,
   parseCapMax,
@@ -87,6 +88,21 @@ describe("command-line values of the queue commands", () => {
     ]);
     expect(() => parseOverlap("sometimes")).toThrow(InvalidArgumentError);
     expect(() => parseMissed("later")).toThrow(InvalidArgumentError);
+  });
+
+  it("--state: launch states, comma-separated and repeatable, any case, no repeats; nothing else", () => {
+    expect(collectStates("timed_out, Failed")).toEqual(["TIMED_OUT", "FAILED"]);
+    expect(collectStates("timed-out,queued", ["FAILED", "TIMED_OUT"])).toEqual([
+      "FAILED",
+      "TIMED_OUT",
+      "QUEUED",
+    ]);
+    for (const bad of ["", ",", "done", "unknown", "timed out", "RUNNING,bogus"]) {
+      expect(() => collectStates(bad), bad).toThrow(InvalidArgumentError);
+    }
+    expect(() => collectStates("done")).toThrow(
+      /^--state must be a launch state: one of queued, dispatched, running, succeeded, failed, timed_out, cancelled .*got "done"$/,
+    );
   });
 });
 
@@ -258,7 +274,7 @@ describe("the launch queue on the command line", () => {
     expect(all.final!.edges.map((e) => [e.node.launchId, e.node.state])).toContainEqual([lowId, "CANCELLED"]);
     const allHuman = await cli(h.url, ["queue", "--all", "--workspace", "demo"]);
     expect(allHuman.stdout).toMatch(
-      new RegExp(`finished, newest first \\(\\d+\\)\\n.*\\n${lowId} +demo +CANCELLED`),
+      new RegExp(`finished, newest first by creation \\(\\d+\\)\\n.*\\n${lowId} +demo +CANCELLED`),
     );
 
     expect((await cli(h.url, ["cancel", highId])).code).toBe(0);
@@ -320,6 +336,69 @@ describe("the launch queue on the command line", () => {
     expect(tText.stdout).toMatch(new RegExp(`^launch ${slow} in demo · TIMED_OUT\\n`));
     expect(tText.stdout).toContain("timeout       1.0 s");
   }, 90_000);
+
+  it("queue --state lists only launches in those states, each in its section; a bad state is exit 2", async () => {
+    const timed = await enqueue(["demo", `fake:hold=60000 state-timed ${uniq()}`, "--timeout", "1s"]);
+    const ok = await enqueue(["demo", `state-ok ${uniq()}`, "--label", "state-ok"]);
+    await waitFor(
+      async () => (await stateOf(timed)) === "TIMED_OUT" && (await stateOf(ok)) === "SUCCEEDED",
+      30_000,
+      "one launch timed out, one succeeded",
+    );
+
+    // A final state alone: only the finished section (no --all needed), only that state.
+    const j = await cliJson<QueueJson>(h.url, ["queue", "--state", "timed_out"]);
+    expect(Object.keys(j).sort()).toEqual(["final", "queue"]);
+    const ids = j.final!.edges.map((e) => e.node.launchId);
+    expect(ids).toContain(timed);
+    expect(ids).not.toContain(ok);
+    expect(new Set(j.final!.edges.map((e) => e.node.state))).toEqual(new Set(["TIMED_OUT"]));
+    expect(j.final!.totalCount).toBe(await h.app.db.prisma.launch.count({ where: { state: "TIMED_OUT" } }));
+
+    // Repeated and comma-separated, with --all: one finished section, newest first by creation.
+    const text = await cli(h.url, [
+      "queue",
+      "--all",
+      "--state",
+      "TIMED_OUT",
+      "--state",
+      "succeeded,timed-out",
+      "--workspace",
+      "demo",
+      "--limit",
+      "10000",
+    ]);
+    expect(text.stderr).toBe("");
+    expect(text.code).toBe(0);
+    expect(text.stdout).not.toMatch(/waiting, in dispatch order|dispatched and running/);
+    expect(text.stdout).toMatch(
+      /^finished, newest first by creation · only SUCCEEDED, TIMED_OUT \(\d+\)\nID +WORKSPACE +STATE +ATTEMPT +ENDED +NAME +REASON\n/,
+    );
+    const rows = text.stdout.split("\n");
+    const okRow = rows.findIndex((l) => new RegExp(`^${ok} +demo +SUCCEEDED +1/1 `).test(l));
+    const timedRow = rows.findIndex((l) => new RegExp(`^${timed} +demo +TIMED_OUT +1/1 `).test(l));
+    expect(okRow, text.stdout).toBeGreaterThan(0);
+    expect(timedRow, text.stdout).toBeGreaterThan(okRow); // enqueued first, so listed later
+    for (const l of rows.slice(2)) {
+      if (/^[0-9a-f]{12} /.test(l)) expect(l).toMatch(/^\S+ +demo +(SUCCEEDED|TIMED_OUT) /);
+    }
+
+    // Non-final states: their sections only, no finished one even with --all.
+    const live = await cliJson<QueueJson>(h.url, ["queue", "--all", "--state", "queued,running"]);
+    expect(Object.keys(live).sort()).toEqual(["active", "queue", "queued"]);
+    const liveText = await cli(h.url, ["queue", "--state", "running"]);
+    expect(liveText.stdout).toMatch(/^dispatched and running · only RUNNING \(\d+\)\n/);
+
+    // Bad states: usage (2), naming the option and the accepted states; nothing sent.
+    for (const bad of ["bogus", "unknown", "timed_out,done", ","]) {
+      const r = await cli(h.url, ["queue", "--state", bad]);
+      expect(r.code, bad).toBe(2);
+      expect(r.stdout, bad).toBe("");
+      expect(r.stderr, bad).toMatch(
+        /--state (must be|needs) a launch state: one of queued, dispatched, running, succeeded, failed, timed_out, cancelled/,
+      );
+    }
+  }, 60_000);
 
   it("schedule add, ls, show, pause, resume, run, rm", async () => {
     const add = await cli(h.url, [

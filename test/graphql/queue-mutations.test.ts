@@ -568,7 +568,10 @@ describe("the happy paths, each audited", () => {
     ] as const) {
       expect((await auditRows(operation)).at(-1), operation).toMatchObject({ result, denied: false });
     }
-    expect((await auditRows("setWorkspaceLaunchTimeout")).at(-1)).toMatchObject({ workspace: "demo" });
+    // Each row names the workspace: a cancel names only the launch's id, a cap or budget its key.
+    for (const operation of ["enqueueLaunch", "cancelLaunch", "setWorkspaceLaunchTimeout"]) {
+      expect((await auditRows(operation)).at(-1), operation).toMatchObject({ workspace: "demo" });
+    }
   });
 
   it("createSchedule → pause → resume → run now → delete", async () => {
@@ -636,10 +639,12 @@ describe("the happy paths, each audited", () => {
       ["runSchedule", "RunSchedulePayload"],
       ["deleteSchedule", "DeleteSchedulePayload"],
     ] as const) {
+      // Each row names the schedule's workspace, also when the input named only the schedule's id.
       expect((await auditRows(operation)).at(-1), operation).toMatchObject({
         result,
         denied: false,
         tokenName: "admin",
+        workspace: "demo",
       });
     }
   });

@@ -264,14 +264,9 @@ describe("gateway SIGKILLed at each step of a dispatch", () => {
       const run = runs[0]!;
       expect(l.agent?.agentId).toBe(run);
       expect(l.attempts.filter((a) => a.agentId !== null).map((a) => a.agentId)).toEqual([run]);
-      if (point === "attempt-recorded") {
-        expect(l.attempts.map((a) => [a.n, a.agentId, a.outcome])).toEqual([
-          [1, null, "LOST"],
-          [2, run, "SUCCEEDED"],
-        ]);
-      } else {
-        expect(l.attempts.map((a) => [a.n, a.agentId, a.outcome])).toEqual([[1, run, "SUCCEEDED"]]);
-      }
+      // An attempt that never reached caliband (attempt-recorded) is not an attempt of the limit:
+      // marked lost at the restart, its number is used again by the next dispatch.
+      expect(l.attempts.map((a) => [a.n, a.agentId, a.outcome])).toEqual([[1, run, "SUCCEEDED"]]);
       // The fleet saw one run of this prompt too.
       const fleet = (
         await gql<{ agents: { edges: { node: { agentId: string; spec: { prompt: string } } }[] } }>(

@@ -9,6 +9,11 @@ import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { NO_RETRY, type LaunchRequest } from "../../src/queue/types.js";
 import { ValidationFailed, Conflict, InvalidState } from "../../src/errors.js";
+import fs from "node:fs";
+import { makeTempWorkspace } from "../support/temp-workspace.js";
+import { ScheduleService } from "../../src/queue/schedules.js";
+import { createLogger } from "../../src/log.js";
+import { ManualClock } from "../helpers/manual-clock.js";
 
 let h: AppHarness | null = null;
 afterEach(async () => {
@@ -186,6 +191,27 @@ describe("launch queue", () => {
       ValidationFailed,
     );
     expect(await h.app.db.prisma.launch.count()).toBe(1);
+    await expect(
+      q.enqueue(request("x", { notBeforeMs: Date.now() + 400 * 24 * 3600 * 1000 })),
+    ).rejects.toBeInstanceOf(ValidationFailed);
+    // a key is per workspace: the same key elsewhere neither conflicts nor says it exists
+    const otherWs = makeTempWorkspace("other-repo");
+    try {
+      await h.app.fleet.addWorkspace({ name: "other", root: fs.realpathSync(otherWs.root) });
+      const elsewhere = await q.enqueue({
+        ...request("other"),
+        spec: { workspace: "other", prompt: "other" },
+        dedupKey: "k1",
+      });
+      expect(elsewhere.created).toBe(true);
+      expect(elsewhere.launch.id).not.toBe(answers[0]!.launch.id);
+    } finally {
+      otherWs.cleanup();
+    }
+    // the schedules' prefix is reserved
+    await expect(
+      q.enqueue(request("x", { dedupKey: "schedule:abc:2026-01-01T00:00:00.000Z" })),
+    ).rejects.toBeInstanceOf(ValidationFailed);
     // once final, the key is free again
     await q.cancel(answers[0]!.launch.id, null);
     expect((await q.enqueue(request("other", { dedupKey: "k1" }))).created).toBe(true);
@@ -239,49 +265,98 @@ describe("launch queue", () => {
     ).rejects.toBeInstanceOf(ValidationFailed);
   }, 60_000);
 
-  it("fires a schedule every second through the same queue and caps, and skips while the previous runs", async () => {
+  it("fires a schedule through the same queue and caps, and skips a firing while the previous launch is active", async () => {
     h = await startAppHarness();
-    const sched = await h.app.schedules.create(
-      {
-        name: "tick",
-        workspace: "demo",
-        cron: "* * * * * *",
-        timeZone: "UTC",
-        overlap: "SKIP",
-        missed: "SKIP",
-        paused: false,
-        template: {
-          spec: { prompt: "tick fake:hold=2500", isolated: false },
-          priority: 50,
-          timeoutMs: null,
-          retry: NO_RETRY,
-        },
-      },
-      "test",
-    );
-    await waitFor(
-      async () =>
-        (await h!.app.db.prisma.scheduleFiring.count({
-          where: { scheduleId: sched.id, skippedReason: { not: null } },
-        })) >= 1,
-      10_000,
-    );
-    const launches = await h.app.db.prisma.launch.findMany({ where: { scheduleId: sched.id } });
-    // one run holds for 2.5 s: the firings meanwhile were skipped, not queued
-    expect(launches.length).toBeGreaterThanOrEqual(1);
-    expect(launches.length).toBeLessThanOrEqual(2);
-    expect(launches[0]!.dedupKey).toMatch(new RegExp(`^schedule:${sched.id}:`));
-    const skipped = await h.app.db.prisma.scheduleFiring.findFirst({
-      where: { scheduleId: sched.id, skippedReason: { not: null } },
+    const q = h.app.queue;
+    // The gateway's own ScheduleService runs on the real clock; this one, over the same store, queue
+    // and registry, runs on a clock moved by hand so firings come minutes apart without waiting.
+    const clock = new ManualClock(Date.parse("2026-03-01T09:30:10Z"));
+    const svc = new ScheduleService({
+      db: h.app.db.prisma,
+      store: h.app.store,
+      queue: q,
+      registry: h.app.fleet.registry,
+      log: createLogger("silent"),
+      clock,
     });
-    expect(skipped!.skippedReason).toMatch(/still active/);
-    await h.app.schedules.pause(sched.id, "test");
-    await waitFor(
-      async () =>
-        (await h!.app.db.prisma.launch.findMany({ where: { scheduleId: sched.id } })).every(
-          (l) => l.state === "SUCCEEDED",
-        ),
-      15_000,
+    const fireAt = async (iso: string) => {
+      clock.set(Date.parse(iso));
+      clock.runDue();
+      await svc.whenIdle();
+    };
+    try {
+      await svc.start();
+      const sched = await svc.create(
+        {
+          name: "tick",
+          workspace: "demo",
+          cron: "* * * * *",
+          timeZone: "UTC",
+          overlap: "SKIP",
+          missed: "SKIP",
+          paused: false,
+          template: {
+            spec: { prompt: "tick fake:hold=200", isolated: false },
+            priority: 50,
+            timeoutMs: null,
+            retry: NO_RETRY,
+          },
+        },
+        "test",
+      );
+      const launches = () =>
+        h!.app.db.prisma.launch.findMany({ where: { scheduleId: sched.id }, orderBy: { createdAt: "asc" } });
+      const firingRows = () =>
+        h!.app.db.prisma.scheduleFiring.findMany({ where: { scheduleId: sched.id }, orderBy: { id: "asc" } });
+
+      // A GLOBAL cap of 0: the first firing's launch waits in the queue (and is active meanwhile).
+      await q.setCap({ scope: "GLOBAL", key: "", max: 0 }, "test");
+      await fireAt("2026-03-01T09:31:00Z");
+      const [first] = await launches();
+      expect(first).toMatchObject({
+        state: "QUEUED",
+        dedupKey: `schedule:${sched.id}:2026-03-01T09:31:00.000Z`,
+      });
+      await waitFor(() => q.waitingFor(first!.id) !== null, 5_000);
+      expect(q.waitingFor(first!.id)).toMatchObject({ kind: "CAP", scope: "GLOBAL" });
+
+      // The next minute's firing is skipped, not queued, while that launch is active.
+      await fireAt("2026-03-01T09:32:00Z");
+      expect(await launches()).toHaveLength(1);
+      expect((await firingRows()).map((f) => [f.trigger, f.launchId, f.skippedReason])).toEqual([
+        ["cron", first!.id, null],
+        ["cron", null, `previous launch ${first!.id} still active`],
+      ]);
+
+      // Raising the cap dispatches it; once it has finished, the next firing is a new launch.
+      await q.setCap({ scope: "GLOBAL", key: "", max: 5 }, "test");
+      await waitFor(async () => (await launch(first!.id)).state === "SUCCEEDED", 20_000);
+      expect((await launch(first!.id)).attempts).toHaveLength(1);
+      await fireAt("2026-03-01T09:33:00Z");
+      const all = await launches();
+      expect(all).toHaveLength(2);
+      expect(all[1]!.dedupKey).toBe(`schedule:${sched.id}:2026-03-01T09:33:00.000Z`);
+      await waitFor(async () => (await launch(all[1]!.id)).state === "SUCCEEDED", 20_000);
+      expect((await firingRows()).map((f) => f.launchId)).toEqual([first!.id, null, all[1]!.id]);
+    } finally {
+      await svc.stop();
+    }
+  }, 30_000);
+
+  it("removing a workspace cancels its unfinished launches and drops its caps", async () => {
+    h = await startAppHarness();
+    const q = h.app.queue;
+    await q.setCap({ scope: "GLOBAL", key: "", max: 0 }, "test");
+    await q.setCap({ scope: "WORKSPACE", key: "demo", max: 2 }, "test");
+    const id = (await q.enqueue(request("never runs"))).launch.id;
+    const res = await h.gql<{ removeWorkspace: { __typename: string } }>(
+      `mutation { removeWorkspace(input: { workspace: "demo" }) { __typename } }`,
     );
+    expect(res.data?.removeWorkspace.__typename).toBe("RemoveWorkspacePayload");
+    const l = await launch(id);
+    expect(l.state).toBe("CANCELLED");
+    expect(l.reason).toMatch(/workspace demo was removed by admin/);
+    expect(q.caps().map((c) => c.scope)).toEqual(["GLOBAL"]);
+    expect(await h.app.db.prisma.cap.count({ where: { scope: "WORKSPACE" } })).toBe(0);
   }, 30_000);
 });

@@ -19,7 +19,7 @@ import { WorkspaceRegistry } from "../../src/fleet/registry.js";
 import { createLogger } from "../../src/log.js";
 import type { FleetEvent, PayloadOf } from "../../src/events/index.js";
 import { InvalidState, NotFound, ValidationFailed } from "../../src/errors.js";
-import type { Clock, TimerHandle } from "../../src/queue/clock.js";
+import type { Clock } from "../../src/queue/clock.js";
 import { isFinalLaunchState, type LaunchRequest } from "../../src/queue/types.js";
 import {
   FIRING_RETRY_MS,
@@ -28,39 +28,8 @@ import {
   type ScheduleInput,
   type ScheduleQueue,
 } from "../../src/queue/schedules.js";
+import { ManualClock } from "../helpers/manual-clock.js";
 import { tmpDir } from "../helpers/tmp.js";
-
-/** A clock moved by hand: timers run only when `advanceTo` passes their time. */
-class ManualClock implements Clock {
-  private timers: { at: number; fn: () => void; h: TimerHandle }[] = [];
-  constructor(private t: number) {}
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): TimerHandle {
-    const h = { id: Symbol("timer") };
-    this.timers.push({ at: this.t + Math.max(0, ms), fn, h });
-    return h;
-  }
-  clearTimeout(h: TimerHandle): void {
-    this.timers = this.timers.filter((x) => x.h !== h);
-  }
-  /** Pending timers' due times. */
-  pending(): number[] {
-    return this.timers.map((x) => x.at);
-  }
-  /** Move to `t` (no timers run). */
-  set(t: number): void {
-    this.t = t;
-  }
-  /** Run (and remove) the timers due now; returns how many ran. */
-  runDue(): number {
-    const due = this.timers.filter((x) => x.at <= this.t);
-    this.timers = this.timers.filter((x) => x.at > this.t);
-    for (const x of due) x.fn();
-    return due.length;
-  }
-}
 
 /** The launch-queue stand-in; see the file comment. */
 class StandInQueue implements ScheduleQueue {
@@ -269,6 +238,16 @@ describe("ScheduleService.create validation", () => {
     }
     const never = (await rejection(g.svc.create(input({ cron: "0 0 30 2 *" }), "ops"))) as ValidationFailed;
     expect(never.issues[0]!.message).toMatch(/never fires/);
+    // Schedules fire at most once a minute (every second was a launch, or a skip row and event, a second).
+    for (const [cron, message] of [
+      ["* * * * * *", "fires every 1 s; schedules may fire at most once a minute"],
+      ["*/10 * * * * *", "fires every 10 s; schedules may fire at most once a minute"],
+      ["0,1 * * * * *", "has fire times 1 s apart; schedules may fire at most once a minute"],
+    ]) {
+      const e = (await rejection(g.svc.create(input({ cron }), "ops"))) as ValidationFailed;
+      expect(e).toBeInstanceOf(ValidationFailed);
+      expect(e.issues).toEqual([{ path: ["input", "cron"], message }]);
+    }
 
     const many = (await rejection(
       g.svc.create(
@@ -309,6 +288,10 @@ describe("ScheduleService.create validation", () => {
     expect(ok).toMatchObject({ timeZone: "UTC", cron: "0 * * * *", createdBy: "ops" });
     expect(ok.id).toMatch(/^[0-9a-f]{12}$/);
     expect(ok.nextFireAt?.toISOString()).toBe("2026-03-01T10:00:00.000Z");
+    // A 6-field expression whose fire times are minutes apart is a schedule.
+    const secs = await g.svc.create(input({ cron: "30 */5 * * * *" }), "ops");
+    expect(secs.nextFireAt?.toISOString()).toBe("2026-03-01T09:30:30.000Z");
+    expect(await g.db.prisma.schedule.count()).toBe(2);
   });
 });
 
@@ -428,10 +411,6 @@ describe("missed firings across a restart", () => {
     const a = await gateway(dir, clock, { workspaces: ["w"] });
     const skip = await a.svc.create(input({ name: "skip", missed: "SKIP" }), null);
     const once = await a.svc.create(input({ name: "once", missed: "RUN_ONCE" }), null);
-    const secs = await a.svc.create(
-      input({ name: "every second", cron: "* * * * * *", missed: "SKIP" }),
-      null,
-    );
     await a.svc.stop();
     await a.db.close();
     opened.splice(opened.indexOf(a.db), 1);
@@ -458,9 +437,6 @@ describe("missed firings across a restart", () => {
     expect(b.queue.calls.map((c) => c.dedupKey)).toEqual([
       scheduleDedupKey(once.id, T("2026-03-01T12:00:00Z")),
     ]);
-    expect((await firings(b.db.prisma, secs.id)).map((f) => f.skippedReason)).toEqual([
-      "missed 10000+ firings while the gateway was down",
-    ]);
     const rows = await b.db.prisma.schedule.findMany({ where: { id: { in: [skip.id, once.id] } } });
     for (const r of rows) {
       expect(r.nextFireAt?.toISOString()).toBe("2026-03-01T13:00:00.000Z");
@@ -473,13 +449,44 @@ describe("missed firings across a restart", () => {
     ]);
 
     // Back on time: both fire at 13:00 as cron firings, nothing more is caught up.
-    await b.svc.pause(secs.id, null);
     await advanceTo(clock, b.svc, T("2026-03-01T13:00:00Z"));
     expect((await firings(b.db.prisma, skip.id)).map((f) => [f.fireAt, f.trigger, f.skippedReason])).toEqual([
       ["2026-03-01T12:00:00.000Z", "missed", "missed 3 firings while the gateway was down"],
       ["2026-03-01T13:00:00.000Z", "cron", null],
     ]);
     expect(b.queue.calls).toHaveLength(3);
+  });
+
+  it("counts missed firings up to 10000 (a longer outage says 10000+)", async () => {
+    const dir = tmpDir();
+    const clock = new ManualClock(T("2026-03-01T09:30:30Z"));
+    const a = await gateway(dir, clock, { workspaces: ["w"] });
+    const minutely = await a.svc.create(input({ name: "every minute", cron: "* * * * *" }), null);
+    const week = await a.svc.create(input({ name: "weekly", cron: "0 9 * * 1" }), null);
+    await a.svc.stop();
+    await a.db.close();
+    opened.splice(opened.indexOf(a.db), 1);
+
+    clock.set(T("2026-03-09T09:30:30Z")); // eight days on: 11,520 minutes
+    const b = await gateway(dir, clock);
+    expect(await firings(b.db.prisma, minutely.id)).toEqual([
+      {
+        fireAt: "2026-03-09T09:30:00.000Z",
+        trigger: "missed",
+        launchId: null,
+        skippedReason: "missed 10000+ firings while the gateway was down",
+      },
+    ]);
+    // Mondays 2 and 9 March, 09:00.
+    expect((await firings(b.db.prisma, week.id)).map((f) => [f.fireAt, f.skippedReason])).toEqual([
+      ["2026-03-09T09:00:00.000Z", "missed 2 firings while the gateway was down"],
+    ]);
+    expect(
+      (
+        await b.db.prisma.schedule.findUniqueOrThrow({ where: { id: minutely.id } })
+      ).nextFireAt?.toISOString(),
+    ).toBe("2026-03-09T09:31:00.000Z");
+    expect(b.queue.calls).toEqual([]);
   });
 
   it("never enqueues a fire time twice when the gateway died between the enqueue and its record", async () => {
@@ -649,28 +656,134 @@ describe("pause, resume, run now, remove", () => {
 describe("failing enqueue", () => {
   it("records a skipped firing with the error, logs it, and the other schedules fire", async () => {
     const clock = new ManualClock(T("2026-03-01T09:30:00Z"));
-    const g = await gateway(tmpDir(), clock, { workspaces: ["w", "gone"] });
-    const gone = await g.svc.create(input({ workspace: "gone" }), null);
+    const g = await gateway(tmpDir(), clock, { workspaces: ["w", "broken"] });
+    const broken = await g.svc.create(input({ workspace: "broken" }), null);
     const ok = await g.svc.create(input(), null);
-    await g.registry.remove("gone");
+    // A real write failure: the database refuses launches of one workspace.
+    g.db.raw.exec(
+      `CREATE TRIGGER refuse_launch BEFORE INSERT ON "Launch" WHEN NEW.workspace = 'broken' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END;`,
+    );
 
     await advanceTo(clock, g.svc, T("2026-03-01T10:00:00Z"));
-    expect(await firings(g.db.prisma, gone.id)).toEqual([
-      {
-        fireAt: "2026-03-01T10:00:00.000Z",
-        trigger: "cron",
-        launchId: null,
-        skippedReason: "enqueue failed: workspace not found: gone",
-      },
+    const [f] = await firings(g.db.prisma, broken.id);
+    expect(f).toMatchObject({ fireAt: "2026-03-01T10:00:00.000Z", trigger: "cron", launchId: null });
+    expect(f!.skippedReason).toMatch(/^enqueue failed: \S[\s\S]*constraint/i);
+    expect((await firings(g.db.prisma, ok.id)).map((x) => x.launchId)).toEqual([expect.any(String)]);
+    expect(g.logLines.some((l) => l.includes('"level":40') && l.includes(broken.id))).toBe(true);
+    expect((await scheduleEvents(g.db.prisma, "broken")).map((e) => e.change)).toEqual([
+      "created",
+      "skipped",
     ]);
-    expect((await firings(g.db.prisma, ok.id)).map((f) => f.launchId)).toEqual([expect.any(String)]);
-    expect(g.logLines.some((l) => l.includes('"level":40') && l.includes(gone.id))).toBe(true);
-    expect((await scheduleEvents(g.db.prisma, "gone")).map((e) => e.change)).toEqual(["created", "skipped"]);
-    // It keeps its schedule (the workspace may come back) and fires again next time.
-    const row = await g.db.prisma.schedule.findUniqueOrThrow({ where: { id: gone.id } });
+    // It keeps its schedule and fires again next time.
+    const row = await g.db.prisma.schedule.findUniqueOrThrow({ where: { id: broken.id } });
     expect(row.nextFireAt?.toISOString()).toBe("2026-03-01T11:00:00.000Z");
     // run now reports the error to the caller and stores nothing.
-    expect(await rejection(g.svc.runNow(gone.id, "ops"))).toBeInstanceOf(NotFound);
-    expect(await firings(g.db.prisma, gone.id)).toHaveLength(1);
+    expect(await rejection(g.svc.runNow(broken.id, "ops"))).toBeInstanceOf(Error);
+    expect(await firings(g.db.prisma, broken.id)).toHaveLength(1);
+
+    g.db.raw.exec(`DROP TRIGGER refuse_launch;`);
+    await advanceTo(clock, g.svc, T("2026-03-01T11:00:00Z"));
+    expect((await firings(g.db.prisma, broken.id)).map((x) => x.launchId)).toEqual([
+      null,
+      expect.any(String),
+    ]);
+  });
+});
+
+describe("schedules of a removed workspace", () => {
+  it("do not fire and record nothing while it is unregistered, across a restart; they fire again once it is back", async () => {
+    const dir = tmpDir();
+    const clock = new ManualClock(T("2026-03-01T09:30:00Z"));
+    const a = await gateway(dir, clock, { workspaces: ["w", "gone"] });
+    const gone = await a.svc.create(input({ workspace: "gone", missed: "RUN_ONCE" }), null);
+    const ok = await a.svc.create(input(), null);
+    await a.registry.remove("gone"); // without pausing its schedules (workspaceRemoved not called)
+
+    await advanceTo(clock, a.svc, T("2026-03-01T12:10:00Z"));
+    expect(await firings(a.db.prisma, gone.id)).toEqual([]);
+    expect((await scheduleEvents(a.db.prisma, "gone")).map((e) => e.change)).toEqual(["created"]);
+    expect(a.queue.calls.map((c) => c.spec.workspace)).toEqual(["w", "w", "w"]);
+    expect((await firings(a.db.prisma, ok.id)).map((f) => f.trigger)).toEqual(["cron", "cron", "cron"]);
+    const row = await a.db.prisma.schedule.findUniqueOrThrow({ where: { id: gone.id } });
+    expect(row).toMatchObject({ paused: false, lastFireAt: null });
+    expect(row.nextFireAt?.toISOString()).toBe("2026-03-01T13:00:00.000Z");
+    expect(clock.pending()).toEqual([T("2026-03-01T13:00:00Z")]); // no busy timer on a past time
+    expect(a.logLines.filter((l) => l.includes("workspace is not registered"))).toHaveLength(1);
+    await a.svc.stop();
+    await a.db.close();
+    opened.splice(opened.indexOf(a.db), 1);
+
+    // Down for three hours: no missed-firing record for it either (RUN_ONCE would enqueue one).
+    clock.set(T("2026-03-01T15:30:00Z"));
+    const b = await gateway(dir, clock);
+    expect(await firings(b.db.prisma, gone.id)).toEqual([]);
+    expect(b.queue.calls.map((c) => c.scheduleId)).toEqual([]); // ok's policy is SKIP
+    expect(
+      (await b.db.prisma.schedule.findUniqueOrThrow({ where: { id: gone.id } })).nextFireAt?.toISOString(),
+    ).toBe("2026-03-01T16:00:00.000Z");
+
+    // Registered again: it fires at its next time, as a cron firing (nothing is caught up).
+    await b.registry.add({ name: "gone", root: tmpDir() });
+    await advanceTo(clock, b.svc, T("2026-03-01T16:00:00Z"));
+    expect(await firings(b.db.prisma, gone.id)).toEqual([
+      {
+        fireAt: "2026-03-01T16:00:00.000Z",
+        trigger: "cron",
+        launchId: expect.any(String),
+        skippedReason: null,
+      },
+    ]);
+    expect((await scheduleEvents(b.db.prisma, "gone")).map((e) => e.change)).toEqual(["created", "fired"]);
+  });
+
+  it("workspaceRemoved pauses the workspace's unpaused schedules with a reason and returns how many", async () => {
+    const clock = new ManualClock(T("2026-03-01T09:40:00Z"));
+    const g = await gateway(tmpDir(), clock, { workspaces: ["w", "w2"] });
+    const a1 = await g.svc.create(input({ name: "a1" }), null);
+    const a2 = await g.svc.create(input({ name: "a2", cron: "15 * * * *" }), null);
+    const paused = await g.svc.create(input({ name: "paused", paused: true }), null);
+    const deleted = await g.svc.create(input({ name: "deleted" }), null);
+    await g.svc.remove(deleted.id, null);
+    const other = await g.svc.create(input({ name: "other", workspace: "w2", cron: "30 * * * *" }), null);
+    const before = await g.db.prisma.schedule.findMany({ where: { id: { in: [paused.id, deleted.id] } } });
+    await g.registry.remove("w");
+    g.published.length = 0;
+
+    expect(await g.svc.workspaceRemoved("w", "ops")).toBe(2);
+    for (const id of [a1.id, a2.id]) {
+      const r = await g.db.prisma.schedule.findUniqueOrThrow({ where: { id } });
+      expect(r).toMatchObject({ paused: true, nextFireAt: null, deletedAt: null });
+      expect(g.svc.upcoming(id, 3)).toEqual([]);
+    }
+    const reason = "workspace w was removed";
+    const changes = (await scheduleEvents(g.db.prisma)).filter((e) => e.change === "paused");
+    expect(changes).toEqual(
+      [a1.id, a2.id].sort().map((scheduleId) => ({
+        scheduleId,
+        change: "paused",
+        launchId: null,
+        fireAtMs: null,
+        reason,
+      })),
+    );
+    expect(g.published.map((e) => [e.kind, e.streamKey, e.payload])).toEqual(
+      changes.map((p) => ["schedule_changed", "workspace:w", p]),
+    );
+    // The paused, the deleted and the other workspace's schedules are unchanged.
+    expect(await g.db.prisma.schedule.findMany({ where: { id: { in: [paused.id, deleted.id] } } })).toEqual(
+      before,
+    );
+    const o = await g.db.prisma.schedule.findUniqueOrThrow({ where: { id: other.id } });
+    expect(o).toMatchObject({ paused: false });
+    expect(clock.pending()).toEqual([T("2026-03-01T10:30:00Z")]); // only the other workspace's
+
+    // Again, or for a workspace with no schedules: nothing to pause, nothing written.
+    expect(await g.svc.workspaceRemoved("w", "ops")).toBe(0);
+    expect(await g.svc.workspaceRemoved("nope", null)).toBe(0);
+    expect(g.published).toHaveLength(2);
+
+    await advanceTo(clock, g.svc, T("2026-03-01T12:00:00Z"));
+    expect(await g.db.prisma.scheduleFiring.count({ where: { scheduleId: { in: [a1.id, a2.id] } } })).toBe(0);
+    expect(await firings(g.db.prisma, other.id)).toHaveLength(2);
   });
 });

@@ -88,6 +88,12 @@ const inputWorkspace = (v: Record<string, unknown>) => ({
   workspace: (v["input"] as { workspace: string }).workspace,
 });
 const noTarget = () => ({ workspace: null, agentId: null });
+/**
+ * A launch or schedule named by id: the audit row names its workspace once it was found (the
+ * payload says), and none when the call was refused before — not checked per row here
+ * (test/graphql/queue-mutations.test.ts checks it for allowed calls).
+ */
+const byIdTarget = () => ({ agentId: null });
 /** Far enough ahead that a launch stays queued (nothing spawned) for the whole file. */
 const later = () => new Date(Date.now() + 3_600_000).toISOString();
 
@@ -126,7 +132,7 @@ const scheduleCase = (input: string): MutationCase => ({
   decl: `($input: ${input}!)`,
   args: "input: $input",
   vars: async (ws) => ({ input: { scheduleId: await pausedSchedule(ws) } }),
-  targets: noTarget,
+  targets: byIdTarget,
   hidden: { entity: "SCHEDULE", key: (v) => (v["input"] as { scheduleId: string }).scheduleId },
 });
 
@@ -275,7 +281,7 @@ const CASES: Record<string, MutationCase> = {
     decl: "($input: CancelLaunchInput!)",
     args: "input: $input",
     vars: async (ws) => ({ input: { launchId: await queuedLaunch(ws) } }),
-    targets: noTarget,
+    targets: byIdTarget,
     hidden: { entity: "LAUNCH", key: (v) => (v["input"] as { launchId: string }).launchId },
   },
   // GLOBAL, PROVIDER and MODEL caps and PROVIDER budgets govern every workspace (a WORKSPACE cap

@@ -214,6 +214,8 @@ export class FakeCaliband {
   private nextWorkerPid = 40_000;
   private boundTcp: { host: string; port: number } | null = null;
   private hanging = false;
+  /** Set while paused: resolves (and is cleared) on resume. */
+  private pausedGate: { promise: Promise<void>; release: () => void } | null = null;
   private closed = false;
   private shutdownWaiters: Array<() => void> = [];
 
@@ -302,6 +304,25 @@ export class FakeCaliband {
   /** When on, connections are accepted and lines read and logged, but never answered or applied. */
   hang(on: boolean): void {
     this.hanging = on;
+  }
+
+  /**
+   * Like SIGSTOP on the daemon process: connections are accepted and lines read, but nothing is
+   * applied or answered until {@link resume}; then every line read meanwhile is applied in order
+   * (replies to connections the client gave up on are lost). Workers keep running.
+   */
+  pause(): void {
+    if (this.pausedGate) return;
+    let release!: () => void;
+    const promise = new Promise<void>((r) => (release = r));
+    this.pausedGate = { promise, release };
+  }
+
+  /** Like SIGCONT after {@link pause}. */
+  resume(): void {
+    const gate = this.pausedGate;
+    this.pausedGate = null;
+    gate?.release();
   }
 
   /**
@@ -447,6 +468,7 @@ export class FakeCaliband {
     const entry: RequestLogEntry = { line, reply: null };
     this.requests.push(entry);
     if (this.hanging) return;
+    if (this.pausedGate) await this.pausedGate.promise;
     const out = await this.dispatch(line, gen);
     if (out === null || gen !== this.generation || conn.destroyed) {
       conn.destroy();

@@ -51,7 +51,7 @@ export const LAUNCHES_PAGE = 50;
 /** State changes per page when `launch` reads a launch's transitions. */
 export const TRANSITIONS_PAGE = 100;
 
-/** The final launch states (`queue --all` lists them too, newest first). */
+/** The final launch states (`queue --all` lists them too, newest first by creation). */
 export const FINAL_STATES = [
   "SUCCEEDED",
   "FAILED",
@@ -61,6 +61,23 @@ export const FINAL_STATES = [
 
 /** The states of a launch handed to a daemon (`queue` lists them after the waiting ones). */
 export const ACTIVE_STATES = ["DISPATCHED", "RUNNING"] as const satisfies readonly LaunchState[];
+
+/**
+ * Every state a launch can be in, in life order: the values `queue --state` takes. The schema's
+ * LaunchState also has UNKNOWN (a state the gateway does not know), which as a filter matches no
+ * launch, so it is not offered.
+ */
+export const LAUNCH_STATES = [
+  "QUEUED",
+  ...ACTIVE_STATES,
+  ...FINAL_STATES,
+] as const satisfies readonly Exclude<LaunchState, "UNKNOWN">[];
+
+// Compile-time completeness: LAUNCH_STATES names every LaunchState but UNKNOWN.
+const _launchStatesComplete: Exclude<LaunchState, "UNKNOWN" | (typeof LAUNCH_STATES)[number]> extends never
+  ? true
+  : never = true;
+void _launchStatesComplete;
 
 // ----------------------------------------------------------------------------------------------
 // Value parsers (commander argParsers: each throws InvalidArgumentError, reported as exit 2)
@@ -169,6 +186,37 @@ export function parseNotBefore(raw: string, now: () => number = Date.now): strin
     );
   }
   return new Date(t).toISOString();
+}
+
+/**
+ * `--state`: launch states, comma-separated and repeatable (`--state timed_out,failed --state
+ * cancelled`), in any case, `-` for `_` (`timed-out`); accumulated over repeats without duplicates.
+ * Returns the schema's LaunchState names ({@link LAUNCH_STATES}), for the `launches(filter: {states})`
+ * filter.
+ * @throws InvalidArgumentError for an empty list or a name that is not a launch state (UNKNOWN
+ *   included: it matches no launch), naming the accepted ones.
+ */
+export function collectStates(raw: string, prev: LaunchState[] = []): LaunchState[] {
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  const accepted = LAUNCH_STATES.map((s) => s.toLowerCase()).join(", ");
+  if (names.length === 0) {
+    throw new InvalidArgumentError(`--state needs a launch state: one of ${accepted} (comma-separated)`);
+  }
+  const out = [...prev];
+  for (const name of names) {
+    const v = name.toUpperCase().replace(/-/g, "_");
+    const hit = LAUNCH_STATES.find((st) => st === v);
+    if (hit === undefined) {
+      throw new InvalidArgumentError(
+        `--state must be a launch state: one of ${accepted} (comma-separated or repeated), got ${JSON.stringify(name)}`,
+      );
+    }
+    if (!out.includes(hit)) out.push(hit);
+  }
+  return out;
 }
 
 /** A cap's scope as `caps set` names it. */
@@ -331,7 +379,7 @@ export function launchQueueOptions(cmd: Command): Command {
     )
     .option(
       "--backoff <duration>",
-      "delay before the first retry (doubled per further retry, with jitter): 10s, 2m, or ms (default 10s)",
+      "nominal delay before the first retry, doubled per further retry; each real delay is 50–100 % of it (jitter): 10s, 2m, or ms (default 10s)",
       parseBackoff,
     );
 }
@@ -568,7 +616,7 @@ function finalRows(ctx: CliContext, list: readonly LaunchSummaryFragment[]): str
   const { c } = ctx.out;
   const now = Date.now();
   return table(
-    ["ID", "WORKSPACE", "STATE", "ATTEMPTS", "ENDED", "NAME", "REASON"].map((h) => c.dim(h)),
+    ["ID", "WORKSPACE", "STATE", "ATTEMPT", "ENDED", "NAME", "REASON"].map((h) => c.dim(h)),
     list.map((l) => [
       l.launchId,
       l.workspace.name,
@@ -579,6 +627,29 @@ function finalRows(ctx: CliContext, list: readonly LaunchSummaryFragment[]): str
       l.reason !== null ? firstLine(l.reason, 60) : c.dim("—"),
     ]),
   );
+}
+
+/** The states each section of `queue` lists; an empty list is a section not shown (nor read). */
+export interface QueueSections {
+  /** `["QUEUED"]` or none. */
+  queued: LaunchState[];
+  /** Of {@link ACTIVE_STATES}. */
+  active: LaunchState[];
+  /** Of {@link FINAL_STATES}. */
+  final: LaunchState[];
+}
+
+/**
+ * Which states `queue` lists in which section: without `--state` the waiting and the active ones,
+ * and with `--all` the final ones too; with `--state` (`states`) only those, each in its section,
+ * the final ones whether `--all` is given or not.
+ */
+export function queueSections(states: readonly LaunchState[] | undefined, all: boolean): QueueSections {
+  if (states === undefined) {
+    return { queued: ["QUEUED"], active: [...ACTIVE_STATES], final: all ? [...FINAL_STATES] : [] };
+  }
+  const pick = (of: readonly LaunchState[]) => of.filter((s) => states.includes(s));
+  return { queued: pick(["QUEUED"]), active: pick(ACTIVE_STATES), final: pick(FINAL_STATES) };
 }
 
 /** One section of `queue`: its heading with the count, the rows, and a hint when rows were left off. */
@@ -781,48 +852,88 @@ export function registerQueueCommands(program: Command): void {
         "the launch queue: waiting launches in dispatch order and why each waits, the running ones, caps in use and budgets",
       )
       .option("--workspace <name>", "only this workspace's launches")
-      .option("--all", "also the finished launches (succeeded, failed, timed out, cancelled), newest first")
+      .option(
+        "--all",
+        "also the finished launches (succeeded, failed, timed out, cancelled), newest first by creation",
+      )
+      .option(
+        "--state <state>",
+        `only launches in these states (repeatable or comma-separated; ${LAUNCH_STATES.map((s) => s.toLowerCase()).join(", ")}); a finished state needs no --all`,
+        collectStates,
+      )
       .option(
         "--limit <n>",
         `at most n rows per section (default ${LAUNCHES_PAGE})`,
         positiveInt("--limit", 10_000),
       ),
-    "print { queued, active, final (with --all), queue } as JSON on stdout",
+    "print { queued, active, final, queue } as JSON on stdout (final only with --all; with --state only the sections it selects)",
   ).action(
-    clientAction(async (ctx, flags: { workspace?: string; all?: boolean; limit?: number }) => {
-      const limit = flags.limit ?? LAUNCHES_PAGE;
-      const ws = flags.workspace !== undefined ? { workspace: flags.workspace } : {};
-      const [queued, active, final, status] = await Promise.all([
-        readLaunches(ctx, { ...ws, states: ["QUEUED"] }, limit),
-        readLaunches(ctx, { ...ws, states: [...ACTIVE_STATES] }, limit),
-        flags.all ? readLaunches(ctx, { ...ws, states: [...FINAL_STATES] }, limit) : null,
-        ctx.client.request(QueueStatusDocument),
-      ]);
-      const queue = present(status.queue, "queue");
-      if (ctx.json) {
-        ctx.out.json({ queued, active, ...(final ? { final } : {}), queue });
-        return;
-      }
-      const { c } = ctx.out;
-      section(ctx, "waiting, in dispatch order", safeData(queued), waitingRows);
-      ctx.out.line();
-      section(ctx, "dispatched and running", safeData(active), activeRows);
-      if (final) {
-        ctx.out.line();
-        section(ctx, "finished, newest first", safeData(final), finalRows);
-      }
-      const q = safeData(queue);
-      ctx.out.line();
-      ctx.out.line(`${c.dim("caps in use:")} ${capsLine(c, q.caps)}`);
-      ctx.out.line(`${c.dim("budgets:    ")} ${budgetsLine(c, q.budgets)}`);
-      if (q.oldestQueuedAt !== null) {
-        ctx.out.line(
-          c.dim(
-            `fleet: ${q.depth} waiting (oldest ${age(q.oldestQueuedAt)}) · ${q.dispatched} dispatched · ${q.running} running`,
-          ),
-        );
-      }
-    }),
+    clientAction(
+      async (ctx, flags: { workspace?: string; all?: boolean; state?: LaunchState[]; limit?: number }) => {
+        const limit = flags.limit ?? LAUNCHES_PAGE;
+        const ws = flags.workspace !== undefined ? { workspace: flags.workspace } : {};
+        const sel = queueSections(flags.state, flags.all === true);
+        const read = (states: LaunchState[]) =>
+          states.length > 0 ? readLaunches(ctx, { ...ws, states }, limit) : Promise.resolve(null);
+        const [queued, active, final, status] = await Promise.all([
+          read(sel.queued),
+          read(sel.active),
+          read(sel.final),
+          ctx.client.request(QueueStatusDocument),
+        ]);
+        const queue = present(status.queue, "queue");
+        if (ctx.json) {
+          ctx.out.json({
+            ...(queued ? { queued } : {}),
+            ...(active ? { active } : {}),
+            ...(final ? { final } : {}),
+            queue,
+          });
+          return;
+        }
+        const { c } = ctx.out;
+        const only = (states: LaunchState[], of: readonly LaunchState[]) =>
+          states.length < of.length ? ` · only ${states.join(", ")}` : "";
+        let first = true;
+        const gap = () => {
+          if (!first) ctx.out.line();
+          first = false;
+        };
+        if (queued) {
+          gap();
+          section(ctx, "waiting, in dispatch order", safeData(queued), waitingRows);
+        }
+        if (active) {
+          gap();
+          section(
+            ctx,
+            `dispatched and running${only(sel.active, ACTIVE_STATES)}`,
+            safeData(active),
+            activeRows,
+          );
+        }
+        if (final) {
+          gap();
+          section(
+            ctx,
+            `finished, newest first by creation${only(sel.final, FINAL_STATES)}`,
+            safeData(final),
+            finalRows,
+          );
+        }
+        const q = safeData(queue);
+        gap();
+        ctx.out.line(`${c.dim("caps in use:")} ${capsLine(c, q.caps)}`);
+        ctx.out.line(`${c.dim("budgets:    ")} ${budgetsLine(c, q.budgets)}`);
+        if (q.oldestQueuedAt !== null) {
+          ctx.out.line(
+            c.dim(
+              `fleet: ${q.depth} waiting (oldest ${age(q.oldestQueuedAt)}) · ${q.dispatched} dispatched · ${q.running} running`,
+            ),
+          );
+        }
+      },
+    ),
   );
 
   clientOptions(

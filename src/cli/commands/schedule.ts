@@ -190,7 +190,7 @@ export function registerScheduleCommands(program: Command): void {
           .argument("<workspace>", "workspace name")
           .argument(
             "<cron>",
-            'cron expression: 5 fields (minute hour day-of-month month day-of-week; "* * * * *" every minute), 6 with seconds first, or @daily, @hourly, …',
+            'cron expression: 5 fields (minute hour day-of-month month day-of-week; "* * * * *" every minute), 6 with seconds first, or @daily, @hourly, …; at most one firing a minute',
           )
           .argument("<prompt>", "initial prompt of each launch"),
       ),
@@ -332,7 +332,10 @@ export function registerScheduleCommands(program: Command): void {
     }),
   );
 
-  byId("run", "fire a schedule now: one launch through the queue (its overlap policy applies)").action(
+  byId(
+    "run",
+    "fire a schedule now, paused or not: one launch through the queue, caps and budgets (its overlap policy does not apply; its next fire time is unchanged)",
+  ).action(
     clientAction(async (ctx, id: string) => {
       const data = await ctx.client.request(RunScheduleDocument, { scheduleId: id });
       if (ctx.json) ctx.out.json(data);

@@ -104,7 +104,7 @@ export type CapScope =
 
 /** A cron schedule of launches. */
 export type CreateScheduleInput = {
-  /** Cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first; croner syntax (e.g. `*\/15 * * * *`, or `@daily`). */
+  /** Cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first; croner syntax (e.g. `*\/15 * * * *`, or `@daily`). Fire times must be at least a minute apart. */
   cron: string;
   /** What to do at start about firings missed while the gateway was down. Default SKIP. */
   missed?: ScheduleMissed | null | undefined;
@@ -361,7 +361,7 @@ export type ProviderConfigInput = {
   baseUrl?: string | null | undefined;
   /** Extra environment for the daemon. */
   env?: Array<EnvVarInput> | null | undefined;
-  /** Default model. */
+  /** Default model (1–200 characters). */
   model?: string | null | undefined;
   /** Provider for every spawn; omit for caliban's default. */
   provider?: Provider | null | undefined;
@@ -369,7 +369,7 @@ export type ProviderConfigInput = {
 
 /** How a launch retries transient provider failures (rate limits, overload, connection resets, timeouts — issue 14 item 7); permanent failures are never retried. Each retry waits backoffMs, doubled per further retry with jitter, at most maxBackoffMs. */
 export type RetryPolicyInput = {
-  /** Delay before the first retry, ms (100–3600000). Default 10000. */
+  /** Nominal delay before the first retry, ms (100–3600000); doubled per further retry up to maxBackoffMs, and the real delay is 50–100 % of it (equal jitter). Default 10000. */
   backoffMs?: number | null | undefined;
   /** Attempts in all, the first one included (1 = never retry); 1–20. */
   maxAttempts: number;
