@@ -690,8 +690,20 @@ export class LaunchQueue {
   /** Kill `l`'s run and settle the launch from what the run ended with. */
   private async stopRun(l: ActiveLaunch, why: string): Promise<void> {
     const agentId = l.agentId!;
-    try {
+    const kill = async (): Promise<void> => {
       await this.deps.fleet.lifecycle.kill(agentId);
+    };
+    try {
+      try {
+        await kill();
+      } catch (err) {
+        if (!(err instanceof NotFound)) throw err;
+        // Not served yet (a run just adopted from the daemon's list): poll, then kill.
+        const ws = this.deps.fleet.registry.find(l.workspace);
+        if (!ws) throw err;
+        await this.deps.fleet.poller.pollOnce(ws);
+        await kill();
+      }
     } catch (err) {
       if (!(err instanceof InvalidState) && !(err instanceof NotFound)) throw err;
       this.log.debug(
@@ -1252,7 +1264,9 @@ export class LaunchQueue {
     await this.change(
       l,
       "RUNNING",
-      adopted ? `run ${agentId} adopted after a restart (its spawn reply was lost)` : `run ${agentId}`,
+      adopted
+        ? `run ${agentId} adopted: its daemon lists it with this attempt's spec (the spawn's reply was lost)`
+        : `run ${agentId}`,
       { agentId, startedAt: new Date(now) },
       (db) => [db.launchAttempt.update({ where: { launchId_n: { launchId: l.id, n } }, data: { agentId } })],
       n,
@@ -1260,6 +1274,12 @@ export class LaunchQueue {
     crashPoint("running-recorded");
     if (adopted) this.counters.adopted_total++;
     this.armTimeout(l);
+    if (adopted && !this.deps.fleet.state.agent(agentId)) {
+      // Found in the daemon's list, not yet in the fleet's view: poll now so it is served (and
+      // can be killed, followed and counted as the fleet's) before anything acts on it.
+      const ws = this.deps.fleet.registry.find(l.workspace);
+      if (ws) await this.deps.fleet.poller.pollOnce(ws).catch(() => undefined);
+    }
     const view = this.deps.fleet.state.agent(agentId);
     if (l.stopRequest === "cancel") {
       this.background(`launch ${l.id}: cancelling`, this.stopRun(l, "cancelled"));
@@ -1529,6 +1549,9 @@ export class LaunchQueue {
       where: { id: agentId },
       select: { status: true, outcome: true, failureLogTail: true },
     });
+    // A run the fleet has not recorded yet (adopted from the daemon's list, not yet polled) has
+    // not ended as far as anyone knows: its discovery settles it.
+    if (!view && !row) return;
     const status = view?.status ?? row?.status ?? "crashed";
     if (!isTerminal(status)) return; // still live (e.g. gone event for a run that was respawned by us)
     const finished = await this.deps.db.event.findFirst({
@@ -1567,14 +1590,14 @@ export class LaunchQueue {
         n,
       );
     } else if (l.stopRequest === "timeout") {
-      const reason = `timed out after ${l.timeoutMs} ms: run ${agentId} was killed`;
+      const reason = `timed out after ${l.timeoutMs} ms: run ${agentId} ${status === "killed" ? "was killed" : `ended ${status}`}`;
       await this.change(l, "TIMED_OUT", reason, { reason }, endAttempt("timed_out", reason, false), n);
       this.counters.timeouts_total++;
     } else if (l.stopRequest === "cancel") {
       await this.change(
         l,
         "CANCELLED",
-        `cancelled: run ${agentId} was killed`,
+        `cancelled: run ${agentId} ended ${status}`,
         {},
         endAttempt("cancelled", null, false),
         n,

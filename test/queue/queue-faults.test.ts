@@ -103,7 +103,9 @@ describe("launch queue against a daemon that does not answer", () => {
   it("a cancel while the spawn is unanswered kills the run once the daemon answers, leaving none behind", async () => {
     const d = await startDaemon();
     cleanups.push(() => d.close());
-    const { f, queue } = await gateway(d);
+    // No timed polls: the fleet learns of the adopted run only as the queue makes it (the run
+    // must be served before it can be killed).
+    const { f, queue } = await gateway(d, undefined, 3_600_000);
     const prompt = "cancel me fake:hold=600000";
     d.daemon.pause();
     const { launch } = await queue.enqueue(request(prompt));
