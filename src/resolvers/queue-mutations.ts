@@ -87,8 +87,8 @@ const RetryPolicyInput = builder.inputType("RetryPolicyInput", {
     "How a launch retries transient provider failures (rate limits, overload, connection resets, timeouts — issue 14 item 7); permanent failures are never retried. Each retry waits backoffMs, doubled per further retry with jitter, at most maxBackoffMs.",
   fields: (t) => ({
     maxAttempts: t.int({
-      required: true,
-      description: `Attempts in all, the first one included (1 = never retry); 1–${RETRY_MAX_ATTEMPTS}.`,
+      required: false,
+      description: `Attempts in all, the first one included (1 = never retry); 1–${RETRY_MAX_ATTEMPTS}. Required: a retry policy without a limit is a ValidationError.`,
       validate: z
         .number()
         .int()
@@ -107,21 +107,30 @@ const RetryPolicyInput = builder.inputType("RetryPolicyInput", {
     }),
   }),
   validate: z
-    .looseObject({ backoffMs: z.number().nullish(), maxBackoffMs: z.number().nullish() })
+    .looseObject({
+      maxAttempts: z.number().nullish(),
+      backoffMs: z.number().nullish(),
+      maxBackoffMs: z.number().nullish(),
+    })
+    .refine((r) => r.maxAttempts != null, {
+      path: ["maxAttempts"],
+      message: `required: a retry policy needs a limit (1–${RETRY_MAX_ATTEMPTS} attempts)`,
+    })
     .refine((r) => r.maxBackoffMs == null || r.maxBackoffMs >= (r.backoffMs ?? NO_RETRY.backoffMs), {
       path: ["maxBackoffMs"],
       message: "must be at least backoffMs",
     }),
 });
 
-type RetryArg = { maxAttempts: number; backoffMs?: number | null; maxBackoffMs?: number | null };
+type RetryArg = { maxAttempts?: number | null; backoffMs?: number | null; maxBackoffMs?: number | null };
 
 /** The retry policy asked for, defaults filled in ({@link NO_RETRY}: one attempt, when none). */
 function toRetry(r: RetryArg | null | undefined): RetryPolicy {
   if (!r) return { ...NO_RETRY };
   const backoffMs = r.backoffMs ?? NO_RETRY.backoffMs;
   return {
-    maxAttempts: r.maxAttempts,
+    // Validation refused a policy without maxAttempts; the default only satisfies the type.
+    maxAttempts: r.maxAttempts ?? NO_RETRY.maxAttempts,
     backoffMs,
     maxBackoffMs: r.maxBackoffMs ?? Math.max(NO_RETRY.maxBackoffMs, backoffMs),
   };

@@ -371,8 +371,8 @@ export type ProviderConfigInput = {
 export type RetryPolicyInput = {
   /** Nominal delay before the first retry, ms (100–3600000); doubled per further retry up to maxBackoffMs, and the real delay is 50–100 % of it (equal jitter). Default 10000. */
   backoffMs?: number | null | undefined;
-  /** Attempts in all, the first one included (1 = never retry); 1–20. */
-  maxAttempts: number;
+  /** Attempts in all, the first one included (1 = never retry); 1–20. Required: a retry policy without a limit is a ValidationError. */
+  maxAttempts?: number | null | undefined;
   /** Longest delay between two attempts, ms (at least backoffMs, at most 86400000: 24 h). Default 300000, or backoffMs when that is larger. */
   maxBackoffMs?: number | null | undefined;
 };
