@@ -287,8 +287,12 @@ export class LaunchQueue {
     ["DISPATCHED", new Set()],
     ["RUNNING", new Set()],
   ]);
-  /** The last pass's waiting reasons and positions are out of date (a pass was skipped). */
+  /** The last pass's waiting reasons are out of date (a pass was skipped). */
   private stale = true;
+  /** Bumped on every change to the set or state of non-final launches (positions' validity). */
+  private version = 0;
+  /** {@link version} when `positions` was computed. */
+  private positionsVersion = -1;
   private readonly byAgent = new Map<string, string>();
   private readonly byDedup = new Map<string, string>();
   private readonly caps_ = new Map<string, Cap>();
@@ -438,6 +442,7 @@ export class LaunchQueue {
   private track(l: ActiveLaunch): void {
     this.active.set(l.id, l);
     this.byState.get(l.state)?.add(l.id);
+    this.version++;
     if (l.dedupKey !== null) this.byDedup.set(activeDedupKey(l.workspace, l.dedupKey), l.id);
     if (l.agentId !== null && l.state === "RUNNING") this.byAgent.set(l.agentId, l.id);
   }
@@ -445,6 +450,7 @@ export class LaunchQueue {
   private untrack(l: ActiveLaunch): void {
     this.active.delete(l.id);
     for (const set of this.byState.values()) set.delete(l.id);
+    this.version++;
     if (l.dedupKey !== null && this.byDedup.get(activeDedupKey(l.workspace, l.dedupKey)) === l.id)
       this.byDedup.delete(activeDedupKey(l.workspace, l.dedupKey));
     if (l.agentId !== null && this.byAgent.get(l.agentId) === l.id) this.byAgent.delete(l.agentId);
@@ -535,6 +541,7 @@ export class LaunchQueue {
     this.byState.get(from)?.delete(l.id);
     l.state = to;
     this.byState.get(to)?.add(l.id);
+    this.version++;
     if (final) this.untrack(l);
   }
 
@@ -910,11 +917,6 @@ export class LaunchQueue {
     else this.wsTimeouts.set(workspace, timeoutMs);
   }
 
-  /** A workspace's default run timeout, ms, or null. */
-  workspaceTimeout(workspace: string): number | null {
-    return this.wsTimeouts.get(workspace) ?? null;
-  }
-
   // ------------------------------------------------------------------------------------------
   // Read side
   // ------------------------------------------------------------------------------------------
@@ -946,20 +948,23 @@ export class LaunchQueue {
 
   /**
    * 1-based position of a QUEUED launch in dispatch order (priority, then age); null otherwise.
-   * From the last pass when it is current, else counted (linear in the queue).
+   * From the last pass while no launch changed since; else every queued launch is ordered once
+   * (n log n) and the order kept until the next change, so a page of 50 positions is one sort.
    */
   queuePosition(launchId: string): number | null {
     const l = this.active.get(launchId);
     if (l?.state !== "QUEUED") return null;
-    const known = this.stale ? undefined : this.positions.get(launchId);
-    if (known !== undefined) return known;
-    const me = this.queuedInput(l);
-    let ahead = 0;
-    for (const id of this.byState.get("QUEUED")!) {
-      const o = this.active.get(id);
-      if (o && o.id !== l.id && dispatchOrder(this.queuedInput(o), me) < 0) ahead++;
+    if (this.positionsVersion !== this.version || !this.positions.has(launchId)) {
+      const order: QueuedLaunch[] = [];
+      for (const id of this.byState.get("QUEUED")!) {
+        const o = this.active.get(id);
+        if (o) order.push(this.queuedInput(o));
+      }
+      order.sort(dispatchOrder);
+      this.positions = new Map(order.map((q, i) => [q.id, i + 1]));
+      this.positionsVersion = this.version;
     }
-    return ahead + 1;
+    return this.positions.get(launchId) ?? null;
   }
 
   /** True while the launch is not final. */
@@ -1121,6 +1126,7 @@ export class LaunchQueue {
       this.waiting = decision.waiting;
       const admitted = new Set(decision.admit.map((a) => a.id));
       this.positions = new Map(decision.order.filter((id) => !admitted.has(id)).map((id, i) => [id, i + 1]));
+      this.positionsVersion = this.version;
       this.stale = false;
       for (const q of decision.admit) {
         const l = this.active.get(q.id);

@@ -51,3 +51,27 @@ export function byId<T extends HTMLElement>(id: string, type: new () => T): T {
   if (!(el instanceof type)) throw new Error(`#${id} is missing from the page`);
   return el;
 }
+
+/**
+ * Fill a form's error box with `lines` (`<p>{lead}: first line</p>` and the rest as a list) and
+ * show it, or hide and empty it for null. Shared by the launch and enqueue forms.
+ */
+export function showFormError(box: HTMLElement, lead: string, lines: string[] | null): void {
+  if (!lines) {
+    box.hidden = true;
+    replaceChildren(box);
+    return;
+  }
+  replaceChildren(
+    box,
+    h("p", {}, `${lead}: ${lines[0] ?? ""}`),
+    lines.length > 1
+      ? h(
+          "ul",
+          {},
+          lines.slice(1).map((l) => h("li", {}, l)),
+        )
+      : null,
+  );
+  box.hidden = false;
+}

@@ -9,7 +9,7 @@ import { mayOperate, type Viewer } from "../api/session.js";
 import type { Launch } from "../api/types.js";
 import type { FleetState } from "../state/fleet.js";
 import { announce } from "./announce.js";
-import { h, replaceChildren } from "./dom.js";
+import { h, replaceChildren, showFormError } from "./dom.js";
 import { launchName } from "./launch-actions.js";
 
 function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
@@ -165,23 +165,7 @@ export class EnqueueForm {
       const id = CONTROL_OF_PATH[f];
       if (id) document.getElementById(id)?.setAttribute("aria-invalid", "true");
     }
-    if (!lines) {
-      this.error.hidden = true;
-      replaceChildren(this.error);
-      return;
-    }
-    replaceChildren(
-      this.error,
-      h("p", {}, `Enqueue failed: ${lines[0] ?? ""}`),
-      lines.length > 1
-        ? h(
-            "ul",
-            {},
-            lines.slice(1).map((l) => h("li", {}, l)),
-          )
-        : null,
-    );
-    this.error.hidden = false;
+    showFormError(this.error, "Enqueue failed", lines);
   }
 
   private async enqueue(): Promise<void> {

@@ -6,7 +6,7 @@ import { PROVIDERS, type Agent, type Provider } from "../api/types.js";
 import type { FleetState } from "../state/fleet.js";
 import { agentHref } from "./agents-table.js";
 import { announce } from "./announce.js";
-import { h, replaceChildren } from "./dom.js";
+import { h, replaceChildren, showFormError } from "./dom.js";
 
 interface WorkspaceInfo {
   workspace: {
@@ -190,23 +190,7 @@ export class LaunchForm {
   }
 
   private showError(lines: string[] | null): void {
-    if (!lines) {
-      this.error.hidden = true;
-      replaceChildren(this.error);
-      return;
-    }
-    replaceChildren(
-      this.error,
-      h("p", {}, `Launch failed: ${lines[0] ?? ""}`),
-      lines.length > 1
-        ? h(
-            "ul",
-            {},
-            lines.slice(1).map((l) => h("li", {}, l)),
-          )
-        : null,
-    );
-    this.error.hidden = false;
+    showFormError(this.error, "Launch failed", lines);
   }
 
   private async launch(): Promise<void> {
