@@ -3,8 +3,9 @@
  * HTTP server (so /healthz answers at once and /readyz says 503), open the store and apply
  * migrations, load the API tokens and make sure the bootstrap admin token exists (issue 11), then
  * report ready and log the dashboard URL. Shutdown drains in order: HTTP/WebSocket (SSE streams
- * end with a final event) → retention → demo simulators → fleet → store writer → database → demo
- * dir → lock; a failed or interrupted start undoes the part that had happened the same way.
+ * end with a final event) → the `--metrics-bind` server → retention → demo simulators → fleet →
+ * store writer → database → demo dir → lock; a failed or interrupted start undoes the part that
+ * had happened the same way.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -20,6 +21,7 @@ import { EventBus } from "./bus/bus.js";
 import { Fleet } from "./fleet/fleet.js";
 import { startRetention } from "./store/retention.js";
 import { startGateway, type Gateway } from "./server/gateway.js";
+import { startMetricsServer, type MetricsServer } from "./server/metrics.js";
 import type { Readiness } from "./server/readiness.js";
 import type { GraphQLServices } from "./schema/context.js";
 import { SIMULATOR_BIN, prepareDemo, startDemoFleet, type DemoEnvironment } from "./demo.js";
@@ -30,6 +32,10 @@ import { writeEndpointRecord } from "./auth/local-credentials.js";
 import { isLoopbackAddress } from "./auth/http-policy.js";
 import { LaunchQueue } from "./queue/queue.js";
 import { ScheduleService } from "./queue/schedules.js";
+import { Notifier } from "./attention/notify.js";
+import { InboxService } from "./attention/inbox.js";
+import { HealthMonitor } from "./attention/monitor.js";
+import { WebhookService } from "./attention/webhooks.js";
 
 /** A running gateway process. */
 export interface App {
@@ -45,10 +51,20 @@ export interface App {
   queue: LaunchQueue;
   /** Cron schedules of launches (issue 14). */
   schedules: ScheduleService;
+  /** The operator inbox (issue 15). */
+  inbox: InboxService;
+  /** The health monitor (issue 15). */
+  monitor: HealthMonitor;
+  /** Webhooks (issue 15). */
+  webhooks: WebhookService;
+  /** Notifications from the inbox and the monitor to the webhooks (issue 15). */
+  notifier: Notifier;
   /** The bootstrap admin token's secret (kept in `<data dir>/admin-token`). */
   adminToken: string;
   /** The dashboard URL carrying the admin token (`<url>/?token=…`). */
   dashboardUrl: string;
+  /** `--metrics-bind`: the URL of `/metrics` without a token (`http://127.0.0.1:9464/metrics`), or null. */
+  metricsUrl: string | null;
   /** Drain and stop everything; idempotent. */
   stop(): Promise<void>;
 }
@@ -74,8 +90,9 @@ export interface App {
  *   creatable, not a directory, not writable, another user's) or a `--bind` that does not
  *   resolve or is not an address of this machine (`prospero serve` exits 2);
  *   DataDirInUse (a StartupError naming the other gateway's pid) when another gateway holds the
- *   data dir; StartupError when the port is taken or not allowed, the TLS files are unusable, or
- *   the database or migrations are (nothing stored is deleted or overwritten).
+ *   data dir; StartupError when the port (or the `--metrics-bind` one) is taken or not allowed,
+ *   the TLS files are unusable, or the database or migrations are (nothing stored is deleted or
+ *   overwritten).
  */
 export async function startApp(
   requested: Config,
@@ -116,12 +133,16 @@ export async function startApp(
   // What has been started so far, undone in order by `teardown` (on failure, abort or stop).
   let lock: DataDirLock | null = null;
   let gateway: Gateway | null = null;
+  let metricsServer: MetricsServer | null = null;
   let db: OpenedDatabase | null = null;
   let writer: StoreWriter | null = null;
   let fleet: Fleet | null = null;
   let fleetStarted = false;
   let queue: LaunchQueue | null = null;
   let schedules: ScheduleService | null = null;
+  let inbox: InboxService | null = null;
+  let monitor: HealthMonitor | null = null;
+  let webhooks: WebhookService | null = null;
   let stopRetention: (() => Promise<void>) | null = null;
   let stopDemo: (() => void) | null = null;
   let endpoint: { remove(): void } | null = null;
@@ -138,8 +159,13 @@ export async function startApp(
     const f = fleet;
     await attempt("removing the endpoint record", () => endpoint?.remove());
     await attempt("closing the gateway", () => gateway?.close(graceMs));
+    await attempt("closing the metrics server", () => metricsServer?.close());
     await attempt("stopping retention", () => stopRetention?.());
     await attempt("stopping the demo", () => stopDemo?.());
+    // Attention before the queue and the fleet: it follows their events.
+    await attempt("stopping the webhooks", () => webhooks?.stop());
+    await attempt("stopping the health monitor", () => monitor?.stop());
+    await attempt("stopping the inbox", () => inbox?.stop());
     // Schedules and the queue before the fleet: they start runs through it.
     await attempt("stopping the schedules", () => schedules?.stop());
     await attempt("stopping the launch queue", () => queue?.stop());
@@ -216,6 +242,25 @@ export async function startApp(
     const gw = gateway;
     logger.info({ url: gw.url, graphql: `${gw.url}/graphql` }, "gateway listening");
     warnAboutExposure(config, gw.url, logger);
+    if (config.metricsBind !== null) {
+      const { host, port } = config.metricsBind;
+      try {
+        metricsServer = await startMetricsServer(
+          config.metricsBind,
+          gw.metrics,
+          logger.child({ module: "metrics" }),
+        );
+      } catch (err) {
+        throw new StartupError(
+          `cannot listen on --metrics-bind ${host.includes(":") ? `[${host}]` : host}:${port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another port`,
+          { cause: err },
+        );
+      }
+      logger.info(
+        { url: metricsServer.url },
+        `metrics without a token at ${metricsServer.url} (--metrics-bind)`,
+      );
+    }
     abortPoint();
     db = await openDatabase(config.dataDir);
     const opened = db;
@@ -228,7 +273,9 @@ export async function startApp(
       "store open",
     );
     abortPoint();
-    writer = new StoreWriter(opened.prisma, logger.child({ module: "writer" }));
+    writer = new StoreWriter(opened.prisma, logger.child({ module: "writer" }), undefined, {
+      onTransaction: (ms) => gw.metrics.observeStoreWrite(ms),
+    });
     const bus = new EventBus({ log: logger.child({ module: "bus" }) });
     const store = new EventStore(opened.prisma, writer, bus, logger.child({ module: "store" }));
     const theFleet = new Fleet({
@@ -243,6 +290,7 @@ export async function startApp(
       env,
       allowEnv: config.allowEnv,
       allowRoots: config.allowRoots,
+      onPollRound: (ms) => gw.metrics.observePollRound(ms),
     });
     fleet = theFleet;
     const hijackable = theFleet.registry.envPolicy.hijackableAllowed();
@@ -284,6 +332,46 @@ export async function startApp(
     schedules = theSchedules;
     await theSchedules.start();
     abortPoint();
+    const notifier = new Notifier(logger.child({ module: "notify" }));
+    // Webhooks first: they take notifications from their construction on (buffered until start),
+    // so the inbox's start-up reconcile reaches them too.
+    const theWebhooks = new WebhookService({
+      db: opened.prisma,
+      writer,
+      notifier,
+      log: logger.child({ module: "webhooks" }),
+      selfAddresses: () => ({ hosts: [config.bind], port: gw.port }),
+      publicUrl: () => gw.url,
+    });
+    webhooks = theWebhooks;
+    const theInbox = new InboxService({
+      db: opened.prisma,
+      bus,
+      store,
+      fleet: theFleet,
+      notifier,
+      log: logger.child({ module: "inbox" }),
+      escalateAfterMs: config.inboxEscalateAfterMs,
+    });
+    inbox = theInbox;
+    await theInbox.start();
+    const theMonitor = new HealthMonitor({
+      db: opened.prisma,
+      fleet: theFleet,
+      store,
+      bus,
+      queue: theQueue,
+      inbox: theInbox,
+      log: logger.child({ module: "monitor" }),
+      dataDir: config.dataDir,
+      dbFiles: [opened.file, `${opened.file}-wal`],
+      intervalMs: config.healthIntervalMs,
+      thresholds: config.healthThresholds,
+    });
+    monitor = theMonitor;
+    await theMonitor.start();
+    await theWebhooks.start();
+    abortPoint();
     services = {
       prisma: opened.prisma,
       fleet: theFleet,
@@ -294,6 +382,10 @@ export async function startApp(
       replays: new ReplayLimiter(),
       queue: theQueue,
       schedules: theSchedules,
+      inbox: theInbox,
+      monitor: theMonitor,
+      webhooks: theWebhooks,
+      notifier,
     };
     tokens.onRevoked((id) => gw.live.closeToken(id));
     stopRetention = startRetention(
@@ -301,6 +393,8 @@ export async function startApp(
         { what: "events", prune: (cutoff) => store.prune(cutoff) },
         { what: "audit rows", prune: (cutoff) => audit.prune(cutoff) },
         { what: "browser sessions", prune: (cutoff) => tokens.pruneSessions(cutoff) },
+        { what: "closed inbox items", prune: (cutoff) => theInbox.prune(cutoff) },
+        { what: "webhook deliveries", prune: (cutoff) => theWebhooks.prune(cutoff) },
       ],
       config.retentionDays,
       logger.child({ module: "retention" }),
@@ -317,17 +411,19 @@ export async function startApp(
     if (record.error)
       logger.warn({ reason: record.error }, "local clients will not find this gateway's token by themselves");
     const showToken = opts.showTokenInLog ?? (requested.demo || process.stderr.isTTY === true);
+    // The URL is in the message itself, so a readable (--log-format pretty) line shows it; only the
+    // branch that may show the token puts it there.
     if (config.insecureNoAuth) {
-      logger.info({ dashboard: gw.url }, "open the dashboard");
+      logger.info({ dashboard: gw.url }, `open the dashboard: ${gw.url}/`);
     } else if (showToken) {
       logger.info(
         { dashboard: dashboardUrl, tokenFile: admin.file, issued: admin.issued },
-        "open the dashboard (this URL carries the admin token; keep it private)",
+        `open the dashboard: ${dashboardUrl} (this URL carries the admin token; keep it private)`,
       );
     } else {
       logger.info(
         { dashboard: gw.url, tokenFile: admin.file, issued: admin.issued },
-        "open the dashboard with ?token=<the admin token from tokenFile>",
+        `open the dashboard: ${gw.url}/?token=<the admin token in ${admin.file}>`,
       );
     }
     let stopping: Promise<void> | null = null;
@@ -342,8 +438,13 @@ export async function startApp(
       audit,
       queue: theQueue,
       schedules: theSchedules,
+      inbox: theInbox,
+      monitor: theMonitor,
+      webhooks: theWebhooks,
+      notifier,
       adminToken: admin.secret,
       dashboardUrl,
+      metricsUrl: metricsServer?.url ?? null,
       stop() {
         stopping ??= (async () => {
           logger.info("shutting down: draining requests");

@@ -11,6 +11,7 @@ import { ConfigError } from "./errors.js";
 import { LOG_LEVELS } from "./log.js";
 import { isLoopbackAddress } from "./auth/http-policy.js";
 import { parseEnvPatterns } from "./fleet/provider.js";
+import { HEALTH_CHECKS, validateThreshold } from "./attention/thresholds.js";
 
 /** The validated gateway configuration. Durations are in ms; `port` 0 picks a free port. */
 export interface Config {
@@ -68,6 +69,29 @@ export interface Config {
    * (`--transient-error <regex>`, repeatable; case-insensitive; src/queue/retry.ts has the defaults).
    */
   transientErrors: string[];
+  /**
+   * Serve `GET /metrics` without a token on this loopback address too (`--metrics-bind host:port`,
+   * for a Prometheus scraper on this host; issue 15 item 4); null = only on the gateway's port,
+   * behind a viewer token.
+   */
+  metricsBind: { host: string; port: number } | null;
+  /**
+   * Log line format (`--log-format`): `json` (one JSON object per line), `pretty` (readable lines,
+   * pino-pretty), `auto` (pretty when stderr is a terminal, else JSON).
+   */
+  logFormat: "auto" | "json" | "pretty";
+  /**
+   * Health-check thresholds given on the command line (`--health-threshold check=value`,
+   * repeatable; src/attention/thresholds.ts lists checks, units and ranges), stored at start.
+   */
+  healthThresholds: Record<string, number>;
+  /** How often the health monitor runs its checks, ms (`--health-interval-ms`, default 30 000). */
+  healthIntervalMs: number;
+  /**
+   * Notify an inbox item again when it has been open this long, then every such period, ms
+   * (`--inbox-escalate-after-ms`, default 24 h; 0 = never).
+   */
+  inboxEscalateAfterMs: number;
 }
 
 /** One setting's description: its flag, env var and accepted form (used in error messages). */
@@ -265,6 +289,64 @@ const SETTINGS: readonly SettingSpec[] = [
     }),
   },
   {
+    key: "metricsBind",
+    flag: "--metrics-bind",
+    env: "PROSPERO_METRICS_BIND",
+    expected: "a loopback address and port, such as 127.0.0.1:9464 or [::1]:9464 (port 1–65535)",
+    schema: z.string().transform((v, ctx) => {
+      const m = /^(?:\[([0-9a-fA-F:]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(v);
+      const host = m ? (m[1] ?? m[2] ?? "") : "";
+      const port = m ? Number(m[3]) : 0;
+      if (!m || port < 1 || port > 65535 || !isLoopbackAddress(host)) {
+        ctx.addIssue({ code: "custom", message: "not a loopback host:port" });
+        return z.NEVER;
+      }
+      return { host, port };
+    }),
+  },
+  {
+    key: "logFormat",
+    flag: "--log-format",
+    env: "PROSPERO_LOG_FORMAT",
+    expected: "auto, json or pretty",
+    schema: z.enum(["auto", "json", "pretty"]),
+  },
+  {
+    key: "healthThresholds",
+    flag: "--health-threshold",
+    env: "PROSPERO_HEALTH_THRESHOLDS",
+    expected: `check=value items, separated by ',' in the env var; checks: ${HEALTH_CHECKS.map((c) => `${c.id} (${c.unit}, ${c.min}–${c.max})`).join(", ")}`,
+    separator: ",",
+    schema: z.string().transform((v, ctx) => {
+      const m = /^([a-z_]+)=([0-9]+(?:\.[0-9]+)?)$/.exec(v.trim());
+      if (!m) {
+        ctx.addIssue({ code: "custom", message: "not check=value" });
+        return z.NEVER;
+      }
+      try {
+        validateThreshold(m[1]!, Number(m[2]));
+      } catch {
+        ctx.addIssue({ code: "custom", message: "unknown check or value out of range" });
+        return z.NEVER;
+      }
+      return [m[1]!, Number(m[2])] as const;
+    }),
+  },
+  {
+    key: "healthIntervalMs",
+    flag: "--health-interval-ms",
+    env: "PROSPERO_HEALTH_INTERVAL_MS",
+    expected: "an integer number of milliseconds, 1000–3600000",
+    schema: intString(1_000, 3_600_000),
+  },
+  {
+    key: "inboxEscalateAfterMs",
+    flag: "--inbox-escalate-after-ms",
+    env: "PROSPERO_INBOX_ESCALATE_AFTER_MS",
+    expected: "an integer number of milliseconds, 0 (never) or 60000–2592000000 (30 days)",
+    schema: intString(0, 2_592_000_000).refine((n) => n === 0 || n >= 60_000),
+  },
+  {
     key: "trustedDocumentsOnly",
     flag: "--trusted-documents-only",
     env: "PROSPERO_TRUSTED_DOCUMENTS_ONLY",
@@ -329,6 +411,11 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedDocumentsOnly: false,
     maxConcurrent: null,
     transientErrors: [],
+    metricsBind: null,
+    logFormat: "auto",
+    healthThresholds: {},
+    healthIntervalMs: 30_000,
+    inboxEscalateAfterMs: 86_400_000,
   };
 }
 
@@ -386,6 +473,9 @@ export function resolveConfig(
     }
     out[s.key] = parsed.data;
   }
+  // `--health-threshold` items arrive as [check, value] pairs: the last one of a check wins.
+  const pairs = out.healthThresholds;
+  if (Array.isArray(pairs)) out.healthThresholds = Object.fromEntries(pairs as [string, number][]);
   const cfg = out as unknown as Config;
   cfg.dataDir = path.resolve(cfg.dataDir);
   parseEnvPatterns(cfg.allowEnv, "--allow-env / PROSPERO_ALLOW_ENV");

@@ -20,11 +20,11 @@ import { StartupError } from "./errors.js";
 
 /**
  * After this long the demo tells its interactive pair-programmer that no more input will come
- * (EndInput), ms: caps count every live run, idle ones too, and the README's queue walk-through
- * wants the demo's own agents out of the way by then. (caliband's own idle timeout does not help:
- * an attached client — Prospero always is — keeps an idle agent waiting, protocol §3.5.)
+ * (EndInput), ms: long enough to answer its question from the inbox (issue 15's walk-through),
+ * bounded because caps count every live run, idle ones too. (caliband's own idle timeout does not
+ * help: an attached client — Prospero always is — keeps an idle agent waiting, protocol §3.5.)
  */
-export const DEMO_END_INPUT_AFTER_MS = 90_000;
+export const DEMO_END_INPUT_AFTER_MS = 600_000;
 
 /** Path of the caliband simulator executable shipped with the repository. */
 export const SIMULATOR_BIN = path.resolve(
@@ -124,7 +124,11 @@ export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvir
 const SCRIPTED: { prompt: string; label: string; interactive?: boolean }[] = [
   { prompt: "Read README.md and summarize it.", label: "summarize-readme" },
   { prompt: "Hunt the flaky test in src/net.rs. fake:hold=45000", label: "flaky-hunter" },
-  { prompt: "Say hi, then wait for my instructions.", label: "pair-programmer", interactive: true },
+  {
+    prompt: "Say hi, then wait for my instructions. fake:ask",
+    label: "pair-programmer",
+    interactive: true,
+  },
 ];
 
 /**

@@ -36,7 +36,7 @@ export class StartupError extends ProsperoError {
 export class NotFound extends ProsperoError {
   readonly code = "NOT_FOUND";
   constructor(
-    readonly entity: "workspace" | "agent" | "token" | "launch" | "schedule",
+    readonly entity: "workspace" | "agent" | "token" | "launch" | "schedule" | "inbox item" | "webhook",
     readonly id: string,
   ) {
     super(`${entity} not found: ${id}`);

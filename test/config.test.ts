@@ -40,4 +40,47 @@ describe("config", () => {
     expect(() => resolveConfig(flags, { HOME: "/h", ...env })).toThrow(ConfigError);
     expect(() => resolveConfig(flags, { HOME: "/h", ...env })).toThrow(message);
   });
+
+  it("--metrics-bind: a loopback host:port (IPv4, [::1], localhost), from the flag or PROSPERO_METRICS_BIND", () => {
+    expect(resolveConfig({}, { HOME: "/h" }).metricsBind).toBeNull();
+    expect(resolveConfig({ metricsBind: "127.0.0.1:9464" }, { HOME: "/h" }).metricsBind).toEqual({
+      host: "127.0.0.1",
+      port: 9464,
+    });
+    expect(resolveConfig({ metricsBind: "[::1]:9464" }, { HOME: "/h" }).metricsBind).toEqual({
+      host: "::1",
+      port: 9464,
+    });
+    expect(resolveConfig({}, { HOME: "/h", PROSPERO_METRICS_BIND: "localhost:9100" }).metricsBind).toEqual({
+      host: "localhost",
+      port: 9100,
+    });
+  });
+
+  it.each([
+    [{ metricsBind: "0.0.0.0:9464" }, {}],
+    [{ metricsBind: "192.168.1.10:9464" }, {}],
+    [{ metricsBind: "[::]:9464" }, {}],
+    [{ metricsBind: "metrics.example.com:9464" }, {}],
+    [{}, { PROSPERO_METRICS_BIND: "10.0.0.1:9464" }],
+    [{ metricsBind: "127.0.0.1:0" }, {}],
+    [{ metricsBind: "127.0.0.1" }, {}],
+  ])(
+    "--metrics-bind that is not a loopback host:port is a ConfigError naming the setting (%j %j)",
+    (flags, env) => {
+      expect(() => resolveConfig(flags, { HOME: "/h", ...env })).toThrow(ConfigError);
+      expect(() => resolveConfig(flags, { HOME: "/h", ...env })).toThrow(
+        /--metrics-bind \/ PROSPERO_METRICS_BIND.*loopback/,
+      );
+    },
+  );
+
+  it("--log-format: auto by default; json or pretty; anything else is a ConfigError", () => {
+    expect(resolveConfig({}, { HOME: "/h" }).logFormat).toBe("auto");
+    expect(resolveConfig({ logFormat: "pretty" }, { HOME: "/h" }).logFormat).toBe("pretty");
+    expect(resolveConfig({}, { HOME: "/h", PROSPERO_LOG_FORMAT: "json" }).logFormat).toBe("json");
+    expect(() => resolveConfig({ logFormat: "xml" }, { HOME: "/h" })).toThrow(
+      /--log-format.*auto, json or pretty/,
+    );
+  });
 });

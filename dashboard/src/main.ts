@@ -1,23 +1,27 @@
 /**
  * Prospero's dashboard: the fleet live through `fleetChanges`, one agent's timeline live through
  * `agentEvents`, the launch queue (refreshed after the `LaunchChanged` / `ScheduleChanged` items
- * of the same subscription), mutations over HTTP. The route is the URL hash: `#/agent/<id>` opens
- * an agent, `#/queue` the queue view and `#/queue/<launchId>` a launch in it.
+ * of the same subscription), the operator inbox live through `inboxChanges` (its count in the
+ * header on every view), mutations over HTTP. The route is the URL hash: `#/agent/<id>` opens
+ * an agent, `#/queue` the queue view and `#/queue/<launchId>` a launch in it, `#/inbox` the inbox
+ * and `#/inbox/<itemId>` one item in it.
  * Without a session (the gateway answers 401) it shows the sign-in panel instead; a session that
  * ends while the page is open (token revoked or expired) brings the panel back.
  */
 import "./style.css";
-import { FLEET_CHANGES, QUEUE_QUERY } from "./api/documents.js";
+import { FLEET_CHANGES, INBOX_CHANGES, INBOX_QUERY, QUEUE_QUERY } from "./api/documents.js";
 import { request } from "./api/http.js";
 import { defaultWsUrl, LiveConnection } from "./api/live.js";
-import type { FleetChange, QueueSnapshot } from "./api/types.js";
+import type { FleetChange, InboxChanged, InboxSnapshot, QueueSnapshot } from "./api/types.js";
 import { FleetState } from "./state/fleet.js";
+import { InboxRefresher, InboxState } from "./state/inbox.js";
 import { QueueRefresher, QueueState } from "./state/queue.js";
 import { AgentsTable } from "./ui/agents-table.js";
 import { AgentView } from "./ui/agent-view.js";
 import { showConnection } from "./ui/announce.js";
 import { byId, h } from "./ui/dom.js";
 import { EnqueueForm } from "./ui/enqueue-form.js";
+import { InboxBadge, InboxView } from "./ui/inbox-view.js";
 import { LaunchForm } from "./ui/launch-form.js";
 import { LaunchPanel } from "./ui/launch-panel.js";
 import { QueueView } from "./ui/queue-view.js";
@@ -36,13 +40,18 @@ const FLEET_RETRY_MS = 3_000;
 const QUEUE_TICK_MS = 1_000;
 
 /** What the URL hash opens. */
-type Route = { view: "fleet"; agentId: string | null } | { view: "queue"; launchId: string | null };
+type Route =
+  | { view: "fleet"; agentId: string | null }
+  | { view: "queue"; launchId: string | null }
+  | { view: "inbox"; itemId: string | null };
 
 function currentRoute(): Route {
   const agent = /^#\/agent\/([0-9A-Za-z_-]+)$/.exec(location.hash);
   if (agent) return { view: "fleet", agentId: agent[1] ?? null };
   const queue = /^#\/queue(?:\/([0-9A-Za-z_-]+))?\/?$/.exec(location.hash);
   if (queue) return { view: "queue", launchId: queue[1] ?? null };
+  const inbox = /^#\/inbox(?:\/([0-9A-Za-z_-]+))?\/?$/.exec(location.hash);
+  if (inbox) return { view: "inbox", itemId: inbox[1] ?? null };
   return { view: "fleet", agentId: null };
 }
 
@@ -133,6 +142,16 @@ function start(viewer: Viewer): void {
     if (update.type === "launch") panel.changed(update.launchId);
   });
 
+  // The inbox: its state, the snapshot reader, the view and the header badge.
+  const inbox = new InboxState();
+  const inboxView = new InboxView(byId("inbox", HTMLDivElement), inbox, viewer);
+  new InboxBadge(byId("inbox-count", HTMLSpanElement), inbox);
+  const inboxRefresher = new InboxRefresher(
+    inbox,
+    () => request<InboxSnapshot>(INBOX_QUERY),
+    (message) => inboxView.report(message === null ? null : `The inbox could not be read: ${message}`),
+  );
+
   fleet.onChange((update) => {
     renderWorkspaces(workspaces, fleet);
     table.sync(fleet);
@@ -156,9 +175,11 @@ function start(viewer: Viewer): void {
         refresher.request();
         return;
       case "FleetSeedComplete":
-        // A new seed (first subscription or a reconnect): launches are not part of it.
+        // A new seed (first subscription or a reconnect): launches are not part of it, and the
+        // inbox subscription (started before the fleet's on the same connection) has no seed.
         refresher.request();
         panel.reload();
+        inboxRefresher.request();
         return;
       case "AgentAppeared":
       case "AgentStatusChanged":
@@ -170,6 +191,24 @@ function start(viewer: Viewer): void {
         return;
     }
   };
+
+  /** Follow the inbox live; it is read again after each (re)subscription (see FleetSeedComplete). */
+  const followInbox = (): void => {
+    live.subscribe<{ inboxChanges: InboxChanged }>({
+      query: INBOX_CHANGES,
+      variables: () => ({}),
+      next: (data) => inbox.applyChange(data.inboxChanges),
+      error: (message) => {
+        inboxView.report(`The gateway refused the inbox subscription: ${message}. Retrying…`);
+        window.setTimeout(followInbox, FLEET_RETRY_MS);
+      },
+      complete: () => window.setTimeout(followInbox, FLEET_RETRY_MS),
+    });
+    // Changes before this subscription reached the gateway are in the next read.
+    inboxRefresher.request();
+  };
+  // First, so that a reconnect subscribes it before the fleet re-seeds (the read follows the seed).
+  followInbox();
 
   const followFleet = (): void => {
     live.subscribe<{ fleetChanges: FleetChange }>({
@@ -196,8 +235,10 @@ function start(viewer: Viewer): void {
   const route = (): Route => {
     const r = currentRoute();
     const onQueue = r.view === "queue";
-    byId("fleet", HTMLDivElement).hidden = onQueue;
-    byId("agent-view", HTMLElement).hidden = onQueue;
+    const onFleet = r.view === "fleet";
+    byId("fleet", HTMLDivElement).hidden = !onFleet;
+    byId("agent-view", HTMLElement).hidden = !onFleet;
+    byId("inbox", HTMLDivElement).hidden = r.view !== "inbox";
     for (const [id, content] of [
       ["queue", queueContent],
       ["launch-view", panelContent],
@@ -211,10 +252,11 @@ function start(viewer: Viewer): void {
       if (a.dataset["view"] === r.view) a.setAttribute("aria-current", "page");
       else a.removeAttribute("aria-current");
     }
-    document.title = onQueue ? "Queue · Prospero" : "Prospero";
+    document.title = onQueue ? "Queue · Prospero" : r.view === "inbox" ? "Inbox · Prospero" : "Prospero";
     view.show(r.view === "fleet" ? r.agentId : null);
     table.select(r.view === "fleet" ? r.agentId : null);
     panel.show(r.view === "queue" ? r.launchId : null);
+    inboxView.select(r.view === "inbox" ? r.itemId : null);
     refresher.setActive(onQueue);
     if (onQueue) queueView.render();
     return r;
@@ -227,11 +269,18 @@ function start(viewer: Viewer): void {
     // narrow screens the panel is far below).
     if (r.view === "fleet" && r.agentId !== null) view.focus();
     else if (r.view === "queue" && r.launchId !== null) panel.focus();
+    else if (r.view === "inbox") inboxView.focus();
     else if (r.view !== previous)
       (r.view === "queue" ? queueView.heading : byId("main", HTMLElement)).focus();
   });
-  shown = route().view;
-  window.setInterval(() => table.tick(), AGE_TICK_MS);
+  const first = route();
+  shown = first.view;
+  // A link to one item (e.g. from a webhook message): focus it once it is listed.
+  if (first.view === "inbox" && first.itemId !== null) inboxView.focus();
+  window.setInterval(() => {
+    table.tick();
+    if (shown === "inbox") inboxView.tick();
+  }, AGE_TICK_MS);
   window.setInterval(() => {
     if (shown === "queue") queueView.tick();
   }, QUEUE_TICK_MS);

@@ -40,14 +40,14 @@ export class AgentNotVisible extends NotFound {
 }
 
 /**
- * A launch or schedule (issue 14) outside the token's workspaces, answered as if it did not exist
- * (`NotFoundError`), as {@link AgentNotVisible} does for agents; the audit log records the attempt
- * as denied (`scopeDenied`).
+ * A launch or schedule (issue 14), or an inbox item (issue 15), outside the token's workspaces,
+ * answered as if it did not exist (`NotFoundError`), as {@link AgentNotVisible} does for agents;
+ * the audit log records the attempt as denied (`scopeDenied`).
  */
 export class QueueItemNotVisible extends NotFound {
   /** Marks the refusal for the audit log (clients see a plain NotFoundError). */
   readonly scopeDenied = true;
-  constructor(entity: "launch" | "schedule", id: string) {
+  constructor(entity: "launch" | "schedule" | "inbox item", id: string) {
     super(entity, id);
   }
 }

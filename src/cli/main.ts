@@ -1,7 +1,8 @@
 /**
  * The `prospero` command line. `prospero serve` runs the gateway; the client commands (workspace,
  * spawn, ls, show, follow, kill, respawn, rm, drain, send, end-input, usage, status, and the
- * launch queue's enqueue, queue, launch, cancel, caps, budget, schedule) drive one
+ * launch queue's enqueue, queue, launch, cancel, caps, budget, schedule, and operator attention's
+ * inbox, answer, approve, ack, snooze, dismiss, doctor, health, webhook) drive one
  * through the SDK, one module per group under ./commands. Exit codes: see ./exit.ts (0 ok,
  * 1 failure, 2 usage or configuration error, 3 not found, 4 refused, 5 unreachable).
  *
@@ -24,6 +25,9 @@ import { registerTokenCommands } from "./commands/token.js";
 import { registerAuditCommand } from "./commands/audit.js";
 import { registerQueueCommands } from "./commands/queue.js";
 import { registerScheduleCommands } from "./commands/schedule.js";
+import { registerInboxCommands } from "./commands/inbox.js";
+import { registerDoctorCommands } from "./commands/doctor.js";
+import { registerWebhookCommands } from "./commands/webhook.js";
 
 export { EXIT };
 
@@ -49,6 +53,11 @@ interface ServeOptions {
   trustedDocumentsOnly?: boolean;
   maxConcurrent?: string;
   transientError?: string[];
+  metricsBind?: string;
+  logFormat?: string;
+  healthThreshold?: string[];
+  healthIntervalMs?: string;
+  inboxEscalateAfterMs?: string;
 }
 
 /** Commander collector of a repeatable option. */
@@ -137,6 +146,11 @@ async function serve(opts: ServeOptions): Promise<void> {
       trustedDocumentsOnly: opts.trustedDocumentsOnly,
       maxConcurrent: opts.maxConcurrent,
       transientErrors: opts.transientError,
+      metricsBind: opts.metricsBind,
+      logFormat: opts.logFormat,
+      healthThresholds: opts.healthThreshold,
+      healthIntervalMs: opts.healthIntervalMs,
+      inboxEscalateAfterMs: opts.inboxEscalateAfterMs,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -150,7 +164,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   const { applyGatewayUmask } = await import("../process-umask.js");
   // Everything the gateway creates is private to its user (autostarted daemons keep the operator's umask).
   applyGatewayUmask();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, { format: config.logFormat });
   logger = log;
   if (received !== null) {
     // Interrupted before anything was created.
@@ -267,6 +281,27 @@ export function buildProgram(): Command {
       collect,
     )
     .option(
+      "--metrics-bind <host:port>",
+      "also serve GET /metrics (Prometheus) without a token on this loopback address, e.g. 127.0.0.1:9464 (env PROSPERO_METRICS_BIND); /metrics on the gateway's port needs a viewer token",
+    )
+    .option(
+      "--log-format <format>",
+      "auto (readable lines on a terminal, JSON otherwise), json or pretty (env PROSPERO_LOG_FORMAT; default auto)",
+    )
+    .option(
+      "--health-threshold <check=value>",
+      "health monitor threshold, e.g. daemon_unreachable=120000 (ms) or data_disk_free=2147483648 (bytes); repeatable; see docs/attention.md (env PROSPERO_HEALTH_THRESHOLDS, ','-separated)",
+      collect,
+    )
+    .option(
+      "--health-interval-ms <ms>",
+      "how often the health monitor runs its checks (env PROSPERO_HEALTH_INTERVAL_MS; default 30000)",
+    )
+    .option(
+      "--inbox-escalate-after-ms <ms>",
+      "notify an inbox item again after it has been open this long, then every such period; 0 = never (env PROSPERO_INBOX_ESCALATE_AFTER_MS; default 86400000 = 24 h)",
+    )
+    .option(
       "--trusted-documents-only",
       "run only the GraphQL documents of the SDK, CLI and dashboard registered in trusted-documents.json (env PROSPERO_TRUSTED_DOCUMENTS_ONLY)",
     )
@@ -286,6 +321,9 @@ export function buildProgram(): Command {
   registerAuditCommand(program);
   registerQueueCommands(program);
   registerScheduleCommands(program);
+  registerInboxCommands(program);
+  registerDoctorCommands(program);
+  registerWebhookCommands(program);
   program.addHelpText("after", EXIT_CODES_HELP);
   return program;
 }

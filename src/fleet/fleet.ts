@@ -57,6 +57,11 @@ export interface FleetOptions extends DaemonPoolOptions {
    * malformed prefix throws ConfigError from the constructor.
    */
   allowRoots?: readonly string[];
+  /**
+   * Called with each completed poll round's wall time, ms (the gateway's `/metrics` histogram
+   * `prospero_poll_round_duration_seconds`). Must not throw.
+   */
+  onPollRound?: (ms: number) => void;
 }
 
 /** Outcome of a configuration change. */
@@ -132,6 +137,7 @@ export class Fleet {
       ...(opts.listDeadlineMs !== undefined ? { listDeadlineMs: opts.listDeadlineMs } : {}),
       inflight,
       onQuiescent: (ws) => this.applyPendingConfig(ws),
+      ...(opts.onPollRound ? { onRound: opts.onPollRound } : {}),
     });
   }
 

@@ -73,6 +73,12 @@ export interface PollerDeps {
   inflight: InFlight;
   /** Called after a workspace's agents all became terminal (pending config changes). */
   onQuiescent?: (ws: Workspace) => Promise<void>;
+  /**
+   * Called with each completed poll round's wall time, ms (the value `poll_round_duration_ms`
+   * takes; e.g. the `/metrics` histogram, src/server/metrics.ts). Must not throw (a throw is
+   * ignored).
+   */
+  onRound?: (ms: number) => void;
 }
 
 /** Polls every registered workspace. */
@@ -145,13 +151,19 @@ export class Poller {
 
   /**
    * Kick every workspace's poll and, once all of them settled, record the round's wall time in
-   * `poll_round_duration_ms`. Rounds may overlap (a slow one finishes after the next tick); the
-   * gauge holds the last to complete. Never rejects (polls never throw).
+   * `poll_round_duration_ms` (and tell `onRound`). Rounds may overlap (a slow one finishes after
+   * the next tick); the gauge holds the last to complete. Never rejects (polls never throw).
    */
   private async round(): Promise<void> {
     const t0 = performance.now();
     await Promise.all(this.kickAll());
-    this.deps.metrics.poll_round_duration_ms = performance.now() - t0;
+    const ms = performance.now() - t0;
+    this.deps.metrics.poll_round_duration_ms = ms;
+    try {
+      this.deps.onRound?.(ms);
+    } catch {
+      // a metrics hook must not break the poll loop
+    }
   }
 
   /** Poll one workspace now: list, health, reconcile, attach. Never throws. */

@@ -967,6 +967,30 @@ export class LaunchQueue {
     return this.positions.get(launchId) ?? null;
   }
 
+  /**
+   * The QUEUED launch that has been ready to run the longest (the health check `queue_wait`, issue
+   * 15): ready = its notBefore and retry time have passed, its provider is not backing off, no
+   * predecessor of its schedule is still active, and its workspace is registered. Linear in the queue.
+   * @param nowMs when to judge readiness, ms since the epoch (default the queue's clock).
+   * @returns its id, workspace and when it became ready (`readyAtMs`: enqueue, notBefore or retry
+   *   time, ms since the epoch); null when no launch is ready.
+   */
+  oldestReadyLaunch(
+    nowMs: number = this.clock.now(),
+  ): { launchId: string; workspace: string; readyAtMs: number } | null {
+    const backoff = this.backoffMap(nowMs);
+    let oldest: ActiveLaunch | null = null;
+    for (const id of this.byState.get("QUEUED")!) {
+      const l = this.active.get(id);
+      if (!l || !this.deps.fleet.registry.find(l.workspace)) continue;
+      if ((l.notBeforeMs ?? 0) > nowMs || (l.retryAtMs ?? 0) > nowMs) continue;
+      if (l.afterLaunchId !== null && this.active.has(l.afterLaunchId)) continue;
+      if ((backoff.get(this.providerOf(l.workspace, l.specProvider)) ?? 0) > nowMs) continue;
+      if (!oldest || l.readyAtMs < oldest.readyAtMs) oldest = l;
+    }
+    return oldest ? { launchId: oldest.id, workspace: oldest.workspace, readyAtMs: oldest.readyAtMs } : null;
+  }
+
   /** True while the launch is not final. */
   async isActive(launchId: string): Promise<boolean> {
     if (this.active.has(launchId)) return true;

@@ -129,6 +129,12 @@ const MetricsRef = builder.objectRef<MetricsView>("Metrics").implement({
       description: "Age of the oldest QUEUED launch, in milliseconds; 0 when none is queued (gauge).",
       resolve: (m) => m.queue.oldest_queued_age_ms,
     }),
+    inboxOpen: t.int({
+      nullable: true,
+      description:
+        "OPEN inbox items the token may see (gauge; issue 15). Null (with an error) when it could not be counted.",
+      resolve: (_m, _a, ctx) => ctx.inbox.openCount(visibleWorkspaces(ctx.auth)),
+    }),
   }),
 });
 

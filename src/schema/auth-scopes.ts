@@ -26,6 +26,7 @@ export function authScopesFor(ctx: GraphQLContext): {
   agent: (agentId: string) => Promise<boolean>;
   launch: (launchId: string) => Promise<boolean>;
   schedule: (scheduleId: string) => Promise<boolean>;
+  inboxItem: (itemId: string) => Promise<boolean>;
 } {
   const p: Principal = ctx.auth;
   const valid = stillValid(ctx);
@@ -58,6 +59,16 @@ export function authScopesFor(ctx: GraphQLContext): {
         select: { workspace: true },
       });
       return row === null || allowsWorkspace(p, row.workspace);
+    },
+    // Inbox items (issue 15): a fleet-wide item (no workspace) only for a token not limited to workspaces.
+    inboxItem: async (itemId) => {
+      if (!valid) return false;
+      if (p.workspaces === null) return true;
+      const row = await ctx.prisma.inboxItem.findUnique({
+        where: { id: itemId },
+        select: { workspace: true },
+      });
+      return row === null || (row.workspace !== null && allowsWorkspace(p, row.workspace));
     },
   };
 }
@@ -105,6 +116,8 @@ export function forbiddenFrom(failure: AuthFailure, principal: Principal, named 
     case "launch":
     case "schedule":
       return new QueueItemNotVisible(f.scope, String(f.parameter));
+    case "inboxItem":
+      return new QueueItemNotVisible("inbox item", String(f.parameter));
     case "allWorkspaces":
       return new Forbidden(
         `this needs an admin token not limited to workspaces (tokens, the audit log, caps and budgets beyond one workspace, and where API keys are read from or sent: apiKeyFromEnv, baseUrl); token ${principal.name} is limited`,

@@ -66,6 +66,11 @@ export const builder = new SchemaBuilder<{
     launch: string;
     /** The principal may use this schedule's workspace (by schedule id; unknown ids pass, to be NotFound). */
     schedule: string;
+    /**
+     * The principal may use this inbox item's workspace (by item id; unknown ids pass, to be
+     * NotFound); a fleet-wide item only when the token is not limited to workspaces (issue 15).
+     */
+    inboxItem: string;
   };
 }>({
   plugins: [

@@ -13,6 +13,10 @@ import type { AuditLog } from "../auth/audit.js";
 import type { ReplayLimiter } from "../bus/replay-limiter.js";
 import type { LaunchQueue } from "../queue/queue.js";
 import type { ScheduleService } from "../queue/schedules.js";
+import type { InboxService } from "../attention/inbox.js";
+import type { HealthMonitor } from "../attention/monitor.js";
+import type { WebhookService } from "../attention/webhooks.js";
+import type { Notifier } from "../attention/notify.js";
 
 /** Long-lived services the schema reads from and delegates to. */
 export interface GraphQLServices {
@@ -31,6 +35,14 @@ export interface GraphQLServices {
   queue: LaunchQueue;
   /** Cron schedules of launches (issue 14 item 4). */
   schedules: ScheduleService;
+  /** The operator inbox (issue 15 item 1). */
+  inbox: InboxService;
+  /** The health monitor (issue 15 item 2). */
+  monitor: HealthMonitor;
+  /** Registered webhooks and their deliveries (issue 15 item 3). */
+  webhooks: WebhookService;
+  /** Fan-out of notifications to webhooks. */
+  notifier: Notifier;
 }
 
 /** What every resolver receives. Resolvers call services; they never hold state. */

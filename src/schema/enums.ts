@@ -210,6 +210,8 @@ export const EntityTypeEnum = builder.enumType("EntityType", {
     TOKEN: { value: "token" },
     LAUNCH: { value: "launch" },
     SCHEDULE: { value: "schedule" },
+    INBOX_ITEM: { value: "inbox item" },
+    WEBHOOK: { value: "webhook" },
   } as const,
 });
 

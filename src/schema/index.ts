@@ -19,8 +19,11 @@ import "../resolvers/query.js";
 import "../resolvers/queue-query.js";
 import "../resolvers/mutation.js";
 import "../resolvers/queue-mutations.js";
+import "../resolvers/health-monitor.js";
 import "../resolvers/subscription.js";
 import "../resolvers/admin.js";
+import "../resolvers/webhooks.js";
+import "../resolvers/inbox.js";
 import "../resolvers/node.js";
 
 let schema: GraphQLSchema | undefined;

@@ -15,6 +15,9 @@
  *    yoga's CSRF prevention;
  * 5. WebSocket upgrades get the same Host/Origin checks, a connection cap (503), and credentials
  *    from the upgrade or from `connectionParams` (closed 4401 without, 4403 when refused).
+ * `GET /metrics` (Prometheus text, src/server/metrics.ts) follows the API's rules: a foreign `Origin` is
+ * refused (403), credentials are required (401 with `WWW-Authenticate`; a token limited to
+ * workspaces is refused, 403: the metrics cover every workspace), and it is never cached.
  * Open connections are closed when their token is revoked or expires. Over SSE every event frame of
  * a subscription carries its cursor as the event id, and `Last-Event-ID` resumes after it
  * (src/server/sse-ids.ts, src/resolvers/resume.ts).
@@ -60,6 +63,7 @@ import { Forbidden, Unauthenticated } from "../auth/errors.js";
 import type { Principal } from "../auth/roles.js";
 import { exchangeTokenInUrl, graphqlError, plainText, serveSessionEndpoints } from "./sessions.js";
 import { LOCAL_PROOF_PATH, localProof } from "../auth/local-credentials.js";
+import { createMetrics, METRICS_PATH, serveScrape, type GatewayMetrics } from "./metrics.js";
 
 /** Largest accepted request body, bytes (GraphQL documents and variables). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -199,6 +203,11 @@ export interface Gateway {
   /** Open authenticated connections (graphql-ws and in-flight HTTP requests). */
   live: LiveConnections;
   /**
+   * Prometheus metrics served on `/metrics` (src/server/metrics.ts); the app wires the poller's
+   * and the store writer's hooks to `observePollRound` / `observeStoreWrite`.
+   */
+  metrics: GatewayMetrics;
+  /**
    * Stop accepting, close WebSocket clients with code 1001 and let in-flight HTTP requests
    * finish, then resolve. After `graceMs` (default 5000 ms) whatever is still open is destroyed:
    * a client that stopped reading never answers the close handshake, and would otherwise hold
@@ -268,6 +277,32 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
   const closing = new AbortController();
   // One listener per running SSE subscription (bounded by the stream and operation caps), not a leak.
   setMaxListeners(0, closing.signal);
+  /** GraphQL subscriptions running now, every transport (the `prospero_subscriptions` gauge). */
+  let subscriptionsRunning = 0;
+  const countSubscriptions: Plugin<GatewayServerContext> = {
+    onSubscribe() {
+      return {
+        onSubscribeResult({ result }) {
+          if (!isAsyncIterable(result)) return;
+          subscriptionsRunning++;
+          let ended = false;
+          return {
+            onEnd() {
+              if (ended) return;
+              ended = true;
+              subscriptionsRunning--;
+            },
+          };
+        },
+      };
+    },
+  };
+  const metrics = createMetrics({
+    services: deps.context,
+    // `authed` is set up once the port is bound, before any request can be served.
+    live: () => ({ websockets: authed.size, subscriptions: subscriptionsRunning }),
+    log,
+  });
   const endStreamsOnClose: Plugin<GatewayServerContext> = {
     onSubscribe({ args }) {
       if ((args.contextValue as GatewayServerContext).overHttp !== true) return;
@@ -360,6 +395,9 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         queryOf: (params) => queryOf(trusted, { ...params, query: params.query ?? "" }),
         logger: log,
       }),
+      countSubscriptions,
+      // GraphQL operation counts, durations and errors by operation name (`graphql_envelop_*`).
+      metrics.yogaPlugin(),
     ],
     logging: yogaLogging(log),
     context: (initial) => {
@@ -401,6 +439,60 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       operation,
       result,
     });
+  };
+
+  /**
+   * `GET /metrics`: authenticated like the API (a bearer token, or the session cookie with this
+   * gateway's own `Origin`), by a token not limited to workspaces (the metrics name every
+   * workspace); a foreign `Origin` is refused. Refusals are audited as operation `metrics`.
+   */
+  const serveMetrics = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    facts: RequestFacts,
+    origin: ReturnType<AccessPolicy["origin"]>,
+    svc: GraphQLServices | null,
+  ): Promise<void> => {
+    req.resume();
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      plainText(res, 405, `method not allowed: GET ${METRICS_PATH}`, { allow: "GET, HEAD" });
+      return;
+    }
+    if (origin === "forbidden") {
+      refuse(svc, facts, "metrics", "FORBIDDEN_ORIGIN");
+      plainText(res, 403, "cross-origin requests are refused (allow an origin with --cors-origin)");
+      return;
+    }
+    if (!svc) {
+      plainText(res, 503, "the store is not open yet; retry when /readyz answers 200", {
+        "retry-after": "1",
+      });
+      return;
+    }
+    const auth = authenticate(
+      { authorization: req.headers.authorization, cookie: req.headers.cookie, origin },
+      authDeps(svc, facts),
+    );
+    if (!auth.ok) {
+      refuse(svc, facts, "metrics", auth.code);
+      plainText(res, auth.status, auth.message, { "www-authenticate": 'Bearer realm="prospero"' });
+      return;
+    }
+    if (auth.principal!.workspaces !== null) {
+      svc.audit.recordRefusal({
+        principal: auth.principal,
+        remoteAddress: policy.clientAddress(facts),
+        operation: "metrics",
+        result: "FORBIDDEN",
+      });
+      plainText(
+        res,
+        403,
+        "the metrics cover every workspace: use a token that is not limited to workspaces (role viewer or above)",
+      );
+      return;
+    }
+    await serveScrape(res, metrics, log, req.method === "HEAD");
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
@@ -452,6 +544,10 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
       res
         .writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" })
         .end(JSON.stringify({ proof: localProof(hash, nonce, boundPort) }));
+      return;
+    }
+    if (pathname === METRICS_PATH) {
+      await serveMetrics(req, res, facts, origin, svc);
       return;
     }
     const graphiql = isGraphiQLRequest(req, GRAPHQL_PATH);
@@ -806,6 +902,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
     cookieName: sessionCookieName(addr.port, tlsOn),
     yoga,
     live,
+    metrics,
     async close(graceMs = 5000) {
       live.stop();
       // SSE subscriptions end as promptly as graphql-ws ones: a final SHUTTING_DOWN event, then

@@ -44,12 +44,24 @@ export class StoreWriter {
   /**
    * @param db Prisma client of the store.
    * @param maxBatch most jobs committed in one transaction (default 256).
+   * @param opts.onTransaction called after each batch transaction settles (committed or failed)
+   *   with its latency, ms, and whether it committed (the gateway's `/metrics` histogram
+   *   `prospero_store_write_duration_seconds`). Must not throw (a throw is ignored).
    */
   constructor(
     private readonly db: PrismaClient,
     private readonly log: Logger = silentLogger,
     private readonly maxBatch = 256,
+    private readonly opts: { onTransaction?: (ms: number, committed: boolean) => void } = {},
   ) {}
+
+  private observe(t0: number, committed: boolean): void {
+    try {
+      this.opts.onTransaction?.(performance.now() - t0, committed);
+    } catch {
+      // a metrics hook must not fail a write
+    }
+  }
 
   /**
    * Queue a job; resolves with its operations' results after they are committed.
@@ -99,8 +111,10 @@ export class StoreWriter {
       }
     }
     if (built.length === 0) return;
+    const t0 = performance.now();
     try {
       const results = await this.db.$transaction(built.flatMap((b) => b.ops));
+      this.observe(t0, true);
       let i = 0;
       for (const b of built) {
         b.q.resolve(results.slice(i, i + b.ops.length));
@@ -109,6 +123,7 @@ export class StoreWriter {
       this.stats.batches++;
       this.stats.jobs += built.length;
     } catch (err) {
+      this.observe(t0, false);
       if (built.length === 1) {
         this.stats.failures++;
         built[0]!.q.reject(err);

@@ -13,13 +13,19 @@ describe("dashboard documents", () => {
 
   it("exports the operations the dashboard uses", () => {
     expect(entries.map(([name]) => name).sort()).toEqual([
+      "ACKNOWLEDGE_INBOX_ITEM",
       "AGENT_EVENTS",
       "AGENT_QUERY",
+      "ANSWER_INBOX_ITEM",
+      "APPROVE_INBOX_ITEM",
       "CANCEL_LAUNCH",
+      "DISMISS_INBOX_ITEM",
       "DRAIN_AGENT",
       "END_INPUT",
       "ENQUEUE_LAUNCH",
       "FLEET_CHANGES",
+      "INBOX_CHANGES",
+      "INBOX_QUERY",
       "KILL_AGENT",
       "LAUNCH_QUERY",
       "PAUSE_SCHEDULE",
@@ -29,6 +35,7 @@ describe("dashboard documents", () => {
       "RESUME_SCHEDULE",
       "RUN_SCHEDULE",
       "SEND_INPUT",
+      "SNOOZE_INBOX_ITEM",
       "SPAWN_AGENT",
       "WORKSPACE_QUERY",
     ]);

@@ -216,6 +216,19 @@ const MUTATION_ERRORS: Record<string, string[]> = {
   resumeSchedule: ["InvalidStateError", "NotFoundError"],
   deleteSchedule: ["InvalidStateError", "NotFoundError"],
   runSchedule: ["InvalidStateError", "NotFoundError"],
+  // The operator inbox (issue 15).
+  answerInboxItem: [...DAEMON, "InvalidStateError", "NotFoundError"],
+  approveInboxItem: [...DAEMON, "InvalidStateError", "NotFoundError"],
+  acknowledgeInboxItem: ["InvalidStateError", "NotFoundError"],
+  snoozeInboxItem: ["InvalidStateError", "NotFoundError"],
+  dismissInboxItem: ["InvalidStateError", "NotFoundError"],
+  // The health monitor (issue 15): an unknown check or a value out of range is a ValidationError.
+  setHealthThreshold: [],
+  // Webhooks (issue 15): testing a disabled webhook is an InvalidStateError.
+  createWebhook: [],
+  updateWebhook: ["NotFoundError"],
+  deleteWebhook: ["NotFoundError"],
+  testWebhook: ["InvalidStateError", "NotFoundError"],
 };
 
 type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };

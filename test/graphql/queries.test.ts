@@ -191,6 +191,10 @@ function services(app: AppHarness["app"]) {
     replays: new ReplayLimiter(),
     queue: app.queue,
     schedules: app.schedules,
+    inbox: app.inbox,
+    monitor: app.monitor,
+    webhooks: app.webhooks,
+    notifier: app.notifier,
   };
 }
 

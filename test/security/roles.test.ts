@@ -72,7 +72,7 @@ interface MutationCase {
    * For a call naming its target by id (no workspace in its arguments) that is not an agent: what a
    * token of another workspace is told is not found (default: the agent of `targets`).
    */
-  hidden?: { entity: "LAUNCH" | "SCHEDULE"; key(v: Record<string, unknown>): string };
+  hidden?: { entity: "LAUNCH" | "SCHEDULE" | "INBOX_ITEM"; key(v: Record<string, unknown>): string };
 }
 
 let h: AppHarness;
@@ -124,6 +124,58 @@ async function pausedSchedule(ws: string): Promise<string> {
   expect(r.data?.createSchedule.__typename, JSON.stringify(r)).toBe("CreateSchedulePayload");
   return r.data!.createSchedule.schedule!.scheduleId;
 }
+
+/** An open inbox item (issue 15) of `ws`: an alert raised as the monitor does. */
+async function inboxItem(ws: string): Promise<string> {
+  const a = await h.app.inbox.raiseAlert({
+    check: "daemon_unreachable",
+    subject: `matrix-${++seq}`,
+    workspace: ws,
+    agentId: null,
+    title: "matrix alert",
+    message: "raised for the matrix",
+  });
+  return a.id;
+}
+
+/**
+ * Where the matrix's webhooks post: the discard port of this machine, where nothing listens (a
+ * delivery just fails and is retried); not the gateway's port, so src/attention/url-policy.ts lets it be.
+ */
+const HOOK_URL = "http://127.0.0.1:9/hook";
+
+/** A registered webhook (issue 15), created through the service as an admin would. */
+async function registeredWebhook(): Promise<string> {
+  const { webhook } = await h.app.webhooks.create(
+    { name: `matrix-${++seq}`, url: HOOK_URL, events: ["run.failed"], format: "JSON" },
+    "test",
+  );
+  return webhook.id;
+}
+
+/**
+ * A webhook action's case: admin not limited to workspaces (a hook receives every workspace's
+ * notifications). A hook of its own per call of `vars`, so deleteWebhook removes nobody else's.
+ */
+const webhookCase = (input: string, extra: Record<string, unknown> = {}): MutationCase => ({
+  need: "admin",
+  scope: "fleet",
+  decl: `($input: ${input}!)`,
+  args: "input: $input",
+  vars: async () => ({ input: { webhook: await registeredWebhook(), ...extra } }),
+  targets: noTarget,
+});
+
+/** An inbox action's case: operator role, within the item's workspace (named by id: NotFound outside). */
+const inboxCase = (input: string, extra: Record<string, unknown> = {}): MutationCase => ({
+  need: "operator",
+  scope: "workspace",
+  decl: `($input: ${input}!)`,
+  args: "input: $input",
+  vars: async (ws) => ({ input: { item: await inboxItem(ws), ...extra } }),
+  targets: byIdTarget,
+  hidden: { entity: "INBOX_ITEM", key: (v) => (v["input"] as { item: string }).item },
+});
 
 /** A schedule action's case: operator role, within the schedule's workspace. */
 const scheduleCase = (input: string): MutationCase => ({
@@ -330,6 +382,36 @@ const CASES: Record<string, MutationCase> = {
   resumeSchedule: scheduleCase("ResumeScheduleInput"),
   deleteSchedule: scheduleCase("DeleteScheduleInput"),
   runSchedule: scheduleCase("RunScheduleInput"),
+  // The operator inbox (issue 15): answering an alert is an InvalidStateError, still past the rules.
+  answerInboxItem: inboxCase("AnswerInboxItemInput", { text: "from the matrix" }),
+  approveInboxItem: inboxCase("ApproveInboxItemInput"),
+  acknowledgeInboxItem: inboxCase("AcknowledgeInboxItemInput"),
+  snoozeInboxItem: inboxCase("SnoozeInboxItemInput", { until: later() }),
+  dismissInboxItem: inboxCase("DismissInboxItemInput"),
+  // The health monitor (issue 15): a threshold governs every workspace.
+  setHealthThreshold: {
+    need: "admin",
+    scope: "fleet",
+    decl: "($input: SetHealthThresholdInput!)",
+    args: "input: $input",
+    // Not the default (15 min), so an allowed call changes the stored thresholds.
+    vars: async () => ({ input: { check: "QUEUE_WAIT", value: 60_000 } }),
+    targets: noTarget,
+  },
+  // Webhooks (issue 15).
+  createWebhook: {
+    need: "admin",
+    scope: "fleet",
+    decl: "($input: CreateWebhookInput!)",
+    args: "input: $input",
+    vars: async () => ({
+      input: { name: `made-${++seq}`, url: HOOK_URL, events: ["RUN_FAILED"], format: "JSON" },
+    }),
+    targets: noTarget,
+  },
+  updateWebhook: webhookCase("UpdateWebhookInput", { name: "renamed by the matrix" }),
+  deleteWebhook: webhookCase("DeleteWebhookInput"),
+  testWebhook: webhookCase("TestWebhookInput"),
 };
 
 /** Call mutation `field` as `token`; the GraphQL response must carry no errors. */
@@ -375,6 +457,16 @@ async function snapshot() {
       where: { kind: { in: ["input_sent", "input_ended", "agent_spawned"] } },
     }),
     daemonWrites: [writes(h.d.daemon.requests), writes(other.daemon.requests)],
+    // Issue 15: thresholds, webhooks and their deliveries (counted: attempts go on in the background).
+    thresholds: await p.healthThreshold.findMany({
+      orderBy: { check: "asc" },
+      select: { check: true, value: true },
+    }),
+    webhooks: await p.webhook.findMany({
+      orderBy: { id: "asc" },
+      select: { id: true, name: true, url: true, format: true, events: true, enabled: true, deletedAt: true },
+    }),
+    webhookDeliveries: await p.webhookDelivery.count(),
   };
 }
 
@@ -441,14 +533,39 @@ const QUEUE_MUTATIONS: ReadonlySet<string> = new Set([
   "runSchedule",
 ]);
 
+/** The operator inbox's mutations (issue 15). */
+const INBOX_MUTATIONS: ReadonlySet<string> = new Set([
+  "answerInboxItem",
+  "approveInboxItem",
+  "acknowledgeInboxItem",
+  "snoozeInboxItem",
+  "dismissInboxItem",
+]);
+
+/** The health monitor's and the webhooks' mutations (issue 15). */
+const ATTENTION_MUTATIONS: ReadonlySet<string> = new Set([
+  "setHealthThreshold",
+  "createWebhook",
+  "updateWebhook",
+  "deleteWebhook",
+  "testWebhook",
+]);
+
 /**
  * The mutations in groups, each run on a gateway of its own: the audit log records at most
  * REFUSALS_PER_WINDOW refusals of one token a minute (src/auth/audit.ts), and the viewer (refused
  * every mutation) and the limited admin (refused on demo) would pass it over all of them at once.
  */
 const MATRIX_GROUPS: [string, string[]][] = [
-  ["fleet, agents and tokens", Object.keys(CASES).filter((f) => !QUEUE_MUTATIONS.has(f))],
+  [
+    "fleet, agents and tokens",
+    Object.keys(CASES).filter(
+      (f) => !QUEUE_MUTATIONS.has(f) && !INBOX_MUTATIONS.has(f) && !ATTENTION_MUTATIONS.has(f),
+    ),
+  ],
   ["launch queue", Object.keys(CASES).filter((f) => QUEUE_MUTATIONS.has(f))],
+  ["inbox", Object.keys(CASES).filter((f) => INBOX_MUTATIONS.has(f))],
+  ["health monitor and webhooks", Object.keys(CASES).filter((f) => ATTENTION_MUTATIONS.has(f))],
 ];
 
 describe.each(MATRIX_GROUPS)("role × mutation matrix (derived from the schema): %s", (_group, fields) => {
@@ -533,6 +650,40 @@ describe.each(MATRIX_GROUPS)("role × mutation matrix (derived from the schema):
       // No row anywhere in the log holds the value.
       const all = await h.app.db.prisma.auditEntry.findMany();
       expect(JSON.stringify(all)).not.toContain(ENV_SECRET);
+    },
+  );
+
+  it.runIf(fields.includes("createWebhook"))(
+    "the admin's threshold and webhook calls really took effect, and a hook URL is stored redacted in the audit log",
+    async () => {
+      // Positive controls for the matrix: what "allowed" did (issue 15).
+      const p = h.app.db.prisma;
+      const byAdmin = await p.auditEntry.findMany({
+        where: { operation: { in: [...ATTENTION_MUTATIONS] }, tokenName: TOKEN_NAME.admin },
+      });
+      expect(Object.fromEntries(byAdmin.map((r) => [r.operation, r.result]))).toEqual({
+        setHealthThreshold: "SetHealthThresholdPayload",
+        createWebhook: "CreateWebhookPayload",
+        updateWebhook: "UpdateWebhookPayload",
+        deleteWebhook: "DeleteWebhookPayload",
+        testWebhook: "TestWebhookPayload",
+      });
+      expect(await p.healthThreshold.findUnique({ where: { check: "queue_wait" } })).toMatchObject({
+        value: 60_000,
+        updatedBy: TOKEN_NAME.admin,
+      });
+      const made = await p.webhook.findMany({ where: { createdBy: TOKEN_NAME.admin } });
+      expect(made.map((w) => [w.url, w.events, w.deletedAt])).toEqual([[HOOK_URL, ["run.failed"], null]]);
+      expect(await p.webhook.count({ where: { name: "renamed by the matrix" } })).toBe(1);
+      expect(await p.webhook.count({ where: { deletedAt: { not: null } } })).toBe(1);
+      expect(await p.webhookDelivery.count({ where: { eventType: "ping" } })).toBe(1);
+      // Every createWebhook row (refused or not) holds the URL redacted, never the URL itself.
+      const created = await p.auditEntry.findMany({ where: { operation: "createWebhook" } });
+      expect(created).toHaveLength(3);
+      for (const row of created) {
+        expect((row.args as { input: { url: string } }).input.url).toBe("[redacted]");
+      }
+      expect(JSON.stringify(await p.auditEntry.findMany())).not.toContain(HOOK_URL);
     },
   );
 });
@@ -670,6 +821,8 @@ describe("queries and subscriptions", () => {
   /** A launch held back by its notBefore, and a paused schedule (issue 14 read fields). */
   let launchId = "";
   let scheduleId = "";
+  /** A registered webhook (issue 15: Query.webhook of an unknown id is null for everyone). */
+  let webhookId = "";
   beforeAll(async () => {
     h = await startAppHarness();
     viewer = await h.createToken({ name: "q-viewer", role: "VIEWER" });
@@ -706,6 +859,7 @@ describe("queries and subscriptions", () => {
         null,
       )
     ).id;
+    webhookId = await registeredWebhook();
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -756,6 +910,10 @@ describe("queries and subscriptions", () => {
     viewer: { need: "viewer", doc: "viewer { name role }" },
     tokens: { need: "admin", doc: "tokens { name }" },
     auditLog: { need: "admin", doc: "auditLog(first: 1) { edges { node { id } } }" },
+    inbox: { need: "viewer", doc: "inbox(first: 1) { totalCount openCount }" },
+    health: { need: "viewer", doc: "health { ok checkedAt }" },
+    webhooks: { need: "admin", doc: "webhooks(first: 1) { totalCount }" },
+    webhook: { need: "admin", doc: "webhook(id: $wid) { webhookId }" },
   };
 
   it("the query table classifies every Query field of the schema", () => {
@@ -776,6 +934,7 @@ describe("queries and subscriptions", () => {
           ...(q.doc.includes("$gid") ? ["$gid: ID!"] : []),
           ...(q.doc.includes("$lid") ? ["$lid: String!"] : []),
           ...(q.doc.includes("$sid") ? ["$sid: String!"] : []),
+          ...(q.doc.includes("$wid") ? ["$wid: ID!"] : []),
         ];
         const res = await h.gql<Record<string, unknown>>(
           `query Q${decl.length ? `(${decl.join(", ")})` : ""} { ${q.doc} __typename }`,
@@ -784,6 +943,7 @@ describe("queries and subscriptions", () => {
             ...(q.doc.includes("$gid") ? { gid: doneGid } : {}),
             ...(q.doc.includes("$lid") ? { lid: launchId } : {}),
             ...(q.doc.includes("$sid") ? { sid: scheduleId } : {}),
+            ...(q.doc.includes("$wid") ? { wid: webhookId } : {}),
           },
           as[role],
         );
@@ -814,6 +974,7 @@ describe("queries and subscriptions", () => {
     workspaceEvents: `workspaceEvents(workspace: "demo") { __typename seq }`,
     fleetEvents: "fleetEvents { __typename seq }",
     fleetChanges: "fleetChanges { __typename }",
+    inboxChanges: "inboxChanges { change openCount }",
   };
 
   it("the subscription table classifies every Subscription field of the schema", () => {
@@ -830,6 +991,21 @@ describe("queries and subscriptions", () => {
       field === "agentEvents" ? { id: doneId } : {},
       (items) => items.length >= 1,
     );
+    // inboxChanges is live only: make changes until one arrives.
+    if (field === "inboxChanges") {
+      await waitFor(async () => {
+        const a = await h.app.inbox.raiseAlert({
+          check: "queue_wait",
+          subject: `probe-${++seq}`,
+          workspace: "demo",
+          agentId: null,
+          title: "probe",
+          message: "probe",
+        });
+        await h.app.inbox.dismiss(a.id, "test");
+        return sub.items.length > 0;
+      });
+    }
     await sub.done;
     expect(sub.items[0]).toHaveProperty(field);
   });

@@ -42,6 +42,9 @@ describe("migrations", () => {
       "Cap",
       "Event",
       "Frame",
+      "HealthThreshold",
+      "InboxAction",
+      "InboxItem",
       "IngestCursor",
       "Launch",
       "LaunchAttempt",
@@ -50,6 +53,8 @@ describe("migrations", () => {
       "ScheduleFiring",
       "Session",
       "StreamHead",
+      "Webhook",
+      "WebhookDelivery",
       "Workspace",
     ]);
 

@@ -90,11 +90,25 @@ export interface PromptTokens {
    * the first N runs of this prompt in the daemon's store; later runs are the default, successful one.
    */
   failFirst?: number;
+  /**
+   * `fake:plan`: turn 0 calls the `EnterPlanMode` tool with input `{"plan": FAKE_PLAN}` instead of
+   * `Read`; turn 1 asks for approval ({@link FAKE_PLAN_ASK}).
+   */
+  plan: boolean;
+  /** `fake:ask`: turn 1's answer ends with a question ({@link FAKE_QUESTION}). */
+  ask: boolean;
 }
 
 /** Extracts `fake:*` tokens from a prompt; unknown tokens are plain prompt text. */
 export function parsePromptTokens(prompt: string): PromptTokens {
-  const t: PromptTokens = { noRunEnd: false, preflightFail: false, launchFail: false, unknownFrame: false };
+  const t: PromptTokens = {
+    noRunEnd: false,
+    preflightFail: false,
+    launchFail: false,
+    unknownFrame: false,
+    plan: false,
+    ask: false,
+  };
   for (const m of prompt.matchAll(/fake:([a-z-]+)(?:=(\d+))?/g)) {
     const name = m[1];
     const n = m[2] === undefined ? undefined : Number(m[2]);
@@ -110,6 +124,8 @@ export function parsePromptTokens(prompt: string): PromptTokens {
     else if (name === "unknown-frame") t.unknownFrame = true;
     else if (name === "provider-error" && n !== undefined) t.providerError = n;
     else if (name === "fail-first" && n !== undefined) t.failFirst = n;
+    else if (name === "plan") t.plan = true;
+    else if (name === "ask") t.ask = true;
   }
   return t;
 }
@@ -156,6 +172,20 @@ export const DEFAULT_FAKE_MODEL = "claude-sonnet-4-5";
 
 /** Text the fake `Read` tool returns for README.md (fixture agent-basic.out.ndjson). */
 export const FAKE_README = "# scratch repo\nhello from the fake worker\n";
+
+/** The plan `fake:plan` hands to the `EnterPlanMode` tool (markdown, as Claude Code's plans are). */
+export const FAKE_PLAN =
+  "## Plan\n\n1. Read README.md\n2. Add a section on running the tests\n3. Run the test suite and report";
+
+/** What the `EnterPlanMode` tool returns to the model in the fake (`fake:plan`). */
+export const FAKE_PLAN_RESULT =
+  "The plan was shown to the user. Wait for their approval before making changes.";
+
+/** Turn 1's text under `fake:plan`: the agent asks for approval and waits. */
+export const FAKE_PLAN_ASK = "I've written up a plan. Shall I go ahead?";
+
+/** Turn 1's text under `fake:ask`: an answer that ends with a question for the operator. */
+export const FAKE_QUESTION = "The README says hello. Should I also add a section on running the tests?";
 
 /** Providers the real worker accepts (§2.2); anything else exits 64 at preflight. */
 export const KNOWN_PROVIDERS: ReadonlySet<string> = new Set(["anthropic", "openai", "ollama", "google"]);
@@ -305,12 +335,12 @@ async function runDefault(ctx: WorkerContext, given: PromptTokens): Promise<numb
     text: t,
   });
 
-  // Turn 0: text, then one Read tool call.
+  // Turn 0: text, then one tool call (Read, or EnterPlanMode under fake:plan).
   await p.emit(turnStart(0));
   if (tok.unknownFrame) {
     await p.emit({ type: "FakeUnknownFrame", turn_index: 0, detail: "emitted by fake:unknown-frame" });
   }
-  let chunks = ["I'll look at the README ", "first."];
+  let chunks = tok.plan ? ["I'll write up a plan ", "first."] : ["I'll look at the README ", "first."];
   if (tok.frames !== undefined) chunks = Array.from({ length: tok.frames }, (_, i) => `chunk-${i} `);
   for (const [i, c] of chunks.entries()) {
     // Long runs stream without a per-frame pause (but still yield now and then), unless paced.
@@ -319,8 +349,14 @@ async function runDefault(ctx: WorkerContext, given: PromptTokens): Promise<numb
     if (pause < 0) ctx.emit(delta(0, c));
     else await p.emit(delta(0, c), pause);
   }
-  await p.emit({ type: "ToolCallStart", turn_index: 0, tool_use_id: toolId, name: "Read" });
-  for (const part of ['{"file_path":', '"README.md"}']) {
+  // The tool call: `Read` README.md, or under `fake:plan` `EnterPlanMode` with the plan.
+  const tool = tok.plan
+    ? { name: "EnterPlanMode", input: { plan: FAKE_PLAN }, result: FAKE_PLAN_RESULT }
+    : { name: "Read", input: { file_path: "README.md" }, result: FAKE_README };
+  const inputJson = JSON.stringify(tool.input);
+  const cut = inputJson.indexOf(":") + 1;
+  await p.emit({ type: "ToolCallStart", turn_index: 0, tool_use_id: toolId, name: tool.name });
+  for (const part of [inputJson.slice(0, cut), inputJson.slice(cut)]) {
     await p.emit({ type: "ToolCallInputDelta", turn_index: 0, tool_use_id: toolId, partial_json: part });
   }
   await p.emit({
@@ -328,21 +364,18 @@ async function runDefault(ctx: WorkerContext, given: PromptTokens): Promise<numb
     turn_index: 0,
     tool_use_id: toolId,
     is_error: false,
-    content: [text(FAKE_README)],
-    result_text: FAKE_README,
+    content: [text(tool.result)],
+    result_text: tool.result,
     truncated: false,
   });
   const assistant0 = {
     role: "assistant",
-    content: [
-      text(chunks.join("")),
-      { type: "tool_use", id: toolId, name: "Read", input: { file_path: "README.md" } },
-    ],
+    content: [text(chunks.join("")), { type: "tool_use", id: toolId, name: tool.name, input: tool.input }],
   };
   const results0 = [
     {
       role: "user",
-      content: [{ type: "tool_result", tool_use_id: toolId, content: [text(FAKE_README)], is_error: false }],
+      content: [{ type: "tool_result", tool_use_id: toolId, content: [text(tool.result)], is_error: false }],
     },
   ];
   await p.emit(conv.turnEnd(0, assistant0, results0, "tool_use", [1200, 48]));
@@ -350,7 +383,7 @@ async function runDefault(ctx: WorkerContext, given: PromptTokens): Promise<numb
   // Turn 1: the answer.
   await p.emit(turnStart(1));
   if (tok.hold !== undefined) await ctx.hold(tok.hold);
-  const answer = "The README says hello. Done.";
+  const answer = tok.plan ? FAKE_PLAN_ASK : tok.ask ? FAKE_QUESTION : "The README says hello. Done.";
   await p.emit(delta(1, answer));
   await p.emit(conv.turnEnd(1, { role: "assistant", content: [text(answer)] }, [], "end_turn", [1310, 12]));
 

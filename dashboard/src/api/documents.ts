@@ -236,3 +236,69 @@ export const RUN_SCHEDULE = `mutation DashboardRunSchedule($scheduleId: String!)
     ${ERROR_FIELDS}
   }
 }`;
+
+/** Inbox item fields shown by the inbox view (and delivered with every `inboxChanges` item). */
+const INBOX_ITEM_FIELDS = `
+  id itemId kind state workspace { name } agent { agentId name status } launch { launchId }
+  title body answerHint canAnswer canApprove check subject
+  openedAt updatedAt snoozedUntil closedAt resolution closedBy closeReason escalations
+`;
+
+/**
+ * The inbox: OPEN and SNOOZED items (the default filter) within the token's scope, and how many
+ * are OPEN (the header badge). Read at start and after every (re)subscription; live changes come
+ * from `INBOX_CHANGES`.
+ */
+export const INBOX_QUERY = `query DashboardInbox {
+  inbox(first: 100) { totalCount openCount edges { node { ${INBOX_ITEM_FIELDS} } } }
+}`;
+
+/** Live changes of the inbox (no seed: the view reads `INBOX_QUERY` after subscribing). */
+export const INBOX_CHANGES = `subscription DashboardInboxChanges {
+  inboxChanges { change openCount item { ${INBOX_ITEM_FIELDS} } }
+}`;
+
+/** Answer a QUESTION (input to the agent) or send changes to a PLAN. */
+export const ANSWER_INBOX_ITEM = `mutation DashboardAnswerInboxItem($item: ID!, $text: String!) {
+  result: answerInboxItem(input: { item: $item, text: $text }) {
+    __typename
+    ... on AnswerInboxItemPayload { item { ${INBOX_ITEM_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/** Approve a PLAN (the agent is told to go ahead). */
+export const APPROVE_INBOX_ITEM = `mutation DashboardApproveInboxItem($item: ID!) {
+  result: approveInboxItem(input: { item: $item }) {
+    __typename
+    ... on ApproveInboxItemPayload { item { ${INBOX_ITEM_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/** Acknowledge an item (a failure or an alert): it closes. */
+export const ACKNOWLEDGE_INBOX_ITEM = `mutation DashboardAcknowledgeInboxItem($item: ID!) {
+  result: acknowledgeInboxItem(input: { item: $item }) {
+    __typename
+    ... on AcknowledgeInboxItemPayload { item { ${INBOX_ITEM_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/** Hide an item until `until` (then it is OPEN again). */
+export const SNOOZE_INBOX_ITEM = `mutation DashboardSnoozeInboxItem($item: ID!, $until: DateTime!) {
+  result: snoozeInboxItem(input: { item: $item, until: $until }) {
+    __typename
+    ... on SnoozeInboxItemPayload { item { ${INBOX_ITEM_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+/** Dismiss an item (it closes without an answer). */
+export const DISMISS_INBOX_ITEM = `mutation DashboardDismissInboxItem($item: ID!) {
+  result: dismissInboxItem(input: { item: $item }) {
+    __typename
+    ... on DismissInboxItemPayload { item { ${INBOX_ITEM_FIELDS} } }
+    ${ERROR_FIELDS}
+  }
+}`;

@@ -2,8 +2,15 @@
  * Mutations with typed results: every document aliases its field to `result`, which is either the
  * payload or an `Error` (`code`, `message`, and for validation the failing fields).
  */
+import {
+  ACKNOWLEDGE_INBOX_ITEM,
+  ANSWER_INBOX_ITEM,
+  APPROVE_INBOX_ITEM,
+  DISMISS_INBOX_ITEM,
+  SNOOZE_INBOX_ITEM,
+} from "./documents.js";
 import { request } from "./http.js";
-import type { MutationError } from "./types.js";
+import type { InboxItem, MutationError } from "./types.js";
 
 /** Why a mutation did not happen, ready to show. */
 export interface Failure {
@@ -35,5 +42,37 @@ export async function mutate<P>(query: string, variables: Record<string, unknown
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { ok: false, failure: { message, fieldErrors: [] } };
+  }
+}
+
+/**
+ * What an inbox item's button asks for: answer (a QUESTION's input, or a PLAN's changes), approve
+ * a PLAN, acknowledge, snooze until an instant, or dismiss.
+ */
+export type InboxAction =
+  | { kind: "answer"; text: string }
+  | { kind: "approve" }
+  | { kind: "acknowledge" }
+  | { kind: "snooze"; until: Date }
+  | { kind: "dismiss" };
+
+/**
+ * Run one inbox mutation on the item with this id (the 12-hex `itemId` or its global id); the
+ * payload is the item as stored after it (CLOSED, or SNOOZED). Typed errors (NotFound, InvalidState
+ * for an item closed meanwhile or an agent no longer waiting, ValidationError for an empty or too
+ * long text, Unreachable when the daemon cannot be told) come back as the failure; never throws.
+ */
+export function inboxAction(item: string, action: InboxAction): Promise<Outcome<{ item: InboxItem }>> {
+  switch (action.kind) {
+    case "answer":
+      return mutate(ANSWER_INBOX_ITEM, { item, text: action.text });
+    case "approve":
+      return mutate(APPROVE_INBOX_ITEM, { item });
+    case "acknowledge":
+      return mutate(ACKNOWLEDGE_INBOX_ITEM, { item });
+    case "snooze":
+      return mutate(SNOOZE_INBOX_ITEM, { item, until: action.until.toISOString() });
+    case "dismiss":
+      return mutate(DISMISS_INBOX_ITEM, { item });
   }
 }

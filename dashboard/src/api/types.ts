@@ -396,3 +396,67 @@ export interface QueueSnapshot {
   recent: Page<Launch> | null;
   schedules: Page<Schedule> | null;
 }
+
+/** The schema's `InboxItemKind`: what an inbox item waits for. */
+export type InboxItemKind = "QUESTION" | "PLAN" | "RUN_FAILED" | "ALERT" | "UNKNOWN";
+
+/** The schema's `InboxItemState`: OPEN needs a person, SNOOZED is hidden until `snoozedUntil`. */
+export type InboxItemState = "OPEN" | "SNOOZED" | "CLOSED" | "UNKNOWN";
+
+/** The schema's `InboxResolution`: how an item closed. */
+export type InboxResolution = "ANSWERED" | "APPROVED" | "ACKNOWLEDGED" | "DISMISSED" | "RESOLVED" | "UNKNOWN";
+
+/** The schema's `InboxChangeKind`: what an `inboxChanges` item reports. */
+export type InboxChangeKind = "OPENED" | "UPDATED" | "SNOOZED" | "REOPENED" | "ESCALATED" | "CLOSED";
+
+/** The inbox item fields of `INBOX_ITEM_FIELDS` (the inbox view, `inboxChanges`, the mutations). */
+export interface InboxItem {
+  /** Global Node id. */
+  id: string;
+  /** 12 lowercase hex characters (the `#/inbox/<itemId>` route, the CLI's id). */
+  itemId: string;
+  kind: InboxItemKind;
+  state: InboxItemState;
+  /** Null for a fleet-wide alert. */
+  workspace: { name: string } | null;
+  /** The run concerned (questions, plans, failures, an alert about one run). */
+  agent: { agentId: string; name: string; status: AgentStatus } | null;
+  /** The run's launch, when it came from the queue. */
+  launch: { launchId: string } | null;
+  /** One line (from the agent or the monitor: untrusted text). */
+  title: string;
+  /** The question, the plan, the failure reason or the alert message (untrusted text). */
+  body: string;
+  /** What answering means, in words ("Send input to the agent"). */
+  answerHint: string;
+  canAnswer: boolean;
+  canApprove: boolean;
+  /** ALERT: the health check, e.g. `DAEMON_UNREACHABLE`. */
+  check: string | null;
+  /** ALERT: what the check is about (workspace, path, agent id); null = fleet-wide. */
+  subject: string | null;
+  openedAt: string;
+  updatedAt: string;
+  snoozedUntil: string | null;
+  closedAt: string | null;
+  resolution: InboxResolution | null;
+  /** Token name of who closed it; null when it closed by itself. */
+  closedBy: string | null;
+  closeReason: string | null;
+  /** Times it was notified again for being open too long. */
+  escalations: number;
+}
+
+/** One item of the `inboxChanges` subscription. */
+export interface InboxChanged {
+  change: InboxChangeKind;
+  /** The item as stored after the change. */
+  item: InboxItem;
+  /** OPEN items within the token's scope after the change (the header badge). */
+  openCount: number;
+}
+
+/** What the inbox view reads in one request (`INBOX_QUERY`): OPEN and SNOOZED items. */
+export interface InboxSnapshot {
+  inbox: (Page<InboxItem> & { openCount: number }) | null;
+}

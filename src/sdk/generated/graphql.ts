@@ -134,6 +134,20 @@ export type CreateTokenInput = {
   workspaces?: Array<string> | null | undefined;
 };
 
+/** A webhook to register. */
+export type CreateWebhookInput = {
+  /** The notification types it receives (at least one). */
+  events: Array<WebhookEventType>;
+  /** The body it receives. Default JSON. */
+  format?: WebhookFormat | null | undefined;
+  /** Name for people (1–100 characters). */
+  name: string;
+  /** The HMAC-SHA256 key of its signatures (16–256 characters, no spaces); omit it to have 32 random bytes generated. Write-only: returned once by this mutation, never shown again, stored redacted in the audit log. */
+  secret?: string | null | undefined;
+  /** Where to POST: an http or https URL of at most 2048 characters, without credentials or fragment, not this gateway itself. Redirects are not followed. Stored redacted in the audit log (a hook URL can be a credential); reads show it with token-like parts as `…`. */
+  url: string;
+};
+
 /** A launch to queue: everything spawnAgent takes (but clientRequestId: dedupKey plays its part), plus when, how urgently, how long and how often to try. */
 export type EnqueueLaunchInput = {
   /** Unique among launches not yet final (1–200 characters): enqueueing it again returns the existing launch with created: false, or a ConflictError when the spec differs. Free again once that launch is final. */
@@ -171,9 +185,11 @@ export type EnqueueLaunchInput = {
 /** Kinds of things an operation can name. */
 export type EntityType =
   | 'AGENT'
+  | 'INBOX_ITEM'
   | 'LAUNCH'
   | 'SCHEDULE'
   | 'TOKEN'
+  | 'WEBHOOK'
   | 'WORKSPACE';
 
 /** One environment variable. */
@@ -273,6 +289,29 @@ export type FleetEventFilter = {
   workspace?: string | null | undefined;
 };
 
+/** A health check of the monitor (the ids of `--health-threshold`, upper-cased). UNKNOWN: a check this gateway does not know. */
+export type HealthCheckKind =
+  /** A running agent (not an interactive agent idle between turns) has produced no event for longer than the threshold. */
+  | 'AGENT_STUCK'
+  /** A workspace's caliband has been unreachable for longer than the threshold. */
+  | 'DAEMON_UNREACHABLE'
+  /** The database (file and write-ahead log) is larger than the threshold. */
+  | 'DATABASE_SIZE'
+  /** Free space on the filesystem of the data dir is below the threshold. */
+  | 'DATA_DISK_FREE'
+  /** Events stored per hour (over the last hour) are above the threshold. */
+  | 'EVENT_GROWTH'
+  /** Bytes of agents' transcripts written by caliband but not yet stored by Prospero. */
+  | 'INGEST_LAG'
+  /** The oldest launch ready to run (not held by notBefore or a retry backoff) has waited longer than the threshold. */
+  | 'QUEUE_WAIT'
+  /** A check this gateway does not know. */
+  | 'UNKNOWN'
+  /** Free space on the filesystem of a workspace's root is below the threshold. */
+  | 'WORKSPACE_DISK_FREE'
+  /** Disk used by a workspace's `.caliban/worktrees` (isolated agents' worktrees) is above the threshold. */
+  | 'WORKTREES_DISK_USED';
+
 /** Health of a workspace's caliband as seen by the last poll. */
 export type HealthState =
   /** The last `list` succeeded. */
@@ -281,6 +320,57 @@ export type HealthState =
   | 'UNKNOWN'
   /** The last `list` failed; see `reason`. */
   | 'UNREACHABLE';
+
+/** Which inbox items; every given condition must hold. */
+export type InboxFilter = {
+  /** Only items about this agent. */
+  agentId?: string | null | undefined;
+  /** Only items of these kinds. */
+  kinds?: Array<InboxItemKind> | null | undefined;
+  /** Only items in these states. Default for `inbox`: [OPEN, SNOOZED] (give CLOSED too for history). */
+  states?: Array<InboxItemState> | null | undefined;
+  /** Only items of this workspace. */
+  workspace?: string | null | undefined;
+};
+
+/** What an inbox item waits for. UNKNOWN: a kind this gateway does not know. */
+export type InboxItemKind =
+  /** A health check fails (the monitor's message is the body); it closes by itself when the check passes again. */
+  | 'ALERT'
+  /** An agent shared a plan (its EnterPlanMode/ExitPlanMode tool call) and waits for approval: approve it or send changes. */
+  | 'PLAN'
+  /** An interactive agent waits for input after a turn; the body is its last assistant message. Answering sends input to it. */
+  | 'QUESTION'
+  /** A run failed, crashed or timed out and nobody acknowledged it yet; the body says why. */
+  | 'RUN_FAILED'
+  /** A kind this gateway does not know. */
+  | 'UNKNOWN';
+
+/** Where an inbox item is. UNKNOWN: a state this gateway does not know. */
+export type InboxItemState =
+  /** Done: answered, approved, acknowledged, dismissed, or resolved by itself (see resolution). Kept as history. */
+  | 'CLOSED'
+  /** Needs a person. */
+  | 'OPEN'
+  /** Hidden until snoozedUntil, then OPEN again (and notified again). */
+  | 'SNOOZED'
+  /** A state this gateway does not know. */
+  | 'UNKNOWN';
+
+/** How an inbox item closed. UNKNOWN: a resolution this gateway does not know. */
+export type InboxResolution =
+  /** A person acknowledged it. */
+  | 'ACKNOWLEDGED'
+  /** A person sent input to the agent (an answer, or changes to a plan). */
+  | 'ANSWERED'
+  /** A person approved the plan. */
+  | 'APPROVED'
+  /** A person dismissed it as not needed. */
+  | 'DISMISSED'
+  /** It closed by itself: the agent resumed, the run ended, the launch was retried, the check passes again (closeReason says which). */
+  | 'RESOLVED'
+  /** A resolution this gateway does not know. */
+  | 'UNKNOWN';
 
 /** Which launches to list; every given condition must hold. */
 export type LaunchFilter = {
@@ -502,6 +592,22 @@ export type StopReason =
   /** A reason this gateway does not know (see stopReasonName). */
   | 'UNKNOWN';
 
+/** Changes to a webhook; absent (or null) fields stay as they are. */
+export type UpdateWebhookInput = {
+  /** False: it receives nothing and its pending deliveries wait; true: they resume and new notifications come again. */
+  enabled?: boolean | null | undefined;
+  /** New notification types (at least one). */
+  events?: Array<WebhookEventType> | null | undefined;
+  /** New body format. */
+  format?: WebhookFormat | null | undefined;
+  /** New name (1–100 characters). */
+  name?: string | null | undefined;
+  /** New URL (the rules of createWebhook; stored redacted in the audit log). */
+  url?: string | null | undefined;
+  /** The Webhook's id or its 12-hex webhookId. */
+  webhook: string | number;
+};
+
 /** Dimensions usage rows can be grouped by. */
 export type UsageGroupBy =
   /** UTC day. */
@@ -526,6 +632,49 @@ export type WaitKind =
   /** Waiting before its next attempt (`until`). */
   | 'RETRY_BACKOFF'
   /** A reason this schema does not know yet (a newer gateway's). */
+  | 'UNKNOWN';
+
+/** Where a delivery is: PENDING (attempts left) → DELIVERED | FAILED. */
+export type WebhookDeliveryState =
+  /** The receiver answered 2xx (final). */
+  | 'DELIVERED'
+  /** Every attempt failed, or the webhook was deleted first (final; see lastError). */
+  | 'FAILED'
+  /** Not delivered yet: the next attempt is at nextAttemptAt (retries back off to 5 min). */
+  | 'PENDING'
+  /** A state this gateway does not know. */
+  | 'UNKNOWN';
+
+/** A notification type a webhook can receive; the JSON body's `type` and the `X-Prospero-Event` header carry its dotted name (INBOX_OPENED = `inbox.opened`, RUN_FAILED = `run.failed`, …). */
+export type WebhookEventType =
+  /** `alert.opened`: A health check started failing. */
+  | 'ALERT_OPENED'
+  /** `alert.resolved`: A failing health check cleared. */
+  | 'ALERT_RESOLVED'
+  /** `inbox.closed`: An inbox item closed (answered, approved, acknowledged, dismissed or resolved). */
+  | 'INBOX_CLOSED'
+  /** `inbox.escalated`: An inbox item stayed open longer than --inbox-escalate-after-ms. */
+  | 'INBOX_ESCALATED'
+  /** `inbox.opened`: An inbox item opened (any kind), or a snoozed one came back (`data.reopened`). */
+  | 'INBOX_OPENED'
+  /** `ping`: A test notification (testWebhook); always sent, whatever the hook's events. */
+  | 'PING'
+  /** `run.failed`: A run failed or crashed. */
+  | 'RUN_FAILED'
+  /** `run.timed_out`: A launch's run exceeded its timeout. */
+  | 'RUN_TIMED_OUT'
+  /** `schedule.skipped`: A schedule's fire time was skipped (overlap policy, missed while down, …). */
+  | 'SCHEDULE_SKIPPED'
+  /** A type this gateway does not know. */
+  | 'UNKNOWN';
+
+/** The body a webhook receives (docs/webhooks.md). */
+export type WebhookFormat =
+  /** Prospero's JSON body, version 1 (`{"version":1,"id":…,"type":…,…}`), signed. */
+  | 'JSON'
+  /** A Slack incoming-webhook body (`text` and `blocks`), signed like JSON. */
+  | 'SLACK'
+  /** A format this gateway does not know. */
   | 'UNKNOWN';
 
 export type AgentsQueryVariables = Exact<{
@@ -893,6 +1042,122 @@ export type TimelineEventFragment =
   | TimelineEvent_WorkspaceHealthEvent_Fragment
 ;
 
+export type HealthCheckResultFieldsFragment = { check: HealthCheckKind, subject: string | null, ok: boolean, value: number | null, threshold: number, unit: string, message: string, since: string | null, workspace: { name: string } | null };
+
+export type HealthThresholdFieldsFragment = { check: HealthCheckKind, value: number, defaultValue: number, min: number, max: number, unit: string, isDefault: boolean, description: string };
+
+export type HealthQueryVariables = Exact<{
+  refresh?: boolean | null | undefined;
+}>;
+
+
+export type HealthQuery = { health: { ok: boolean, checkedAt: string | null, results: Array<{ check: HealthCheckKind, subject: string | null, ok: boolean, value: number | null, threshold: number, unit: string, message: string, since: string | null, workspace: { name: string } | null }>, failing: Array<{ check: HealthCheckKind, subject: string | null, ok: boolean, value: number | null, threshold: number, unit: string, message: string, since: string | null, workspace: { name: string } | null }>, thresholds: Array<{ check: HealthCheckKind, value: number, defaultValue: number, min: number, max: number, unit: string, isDefault: boolean, description: string }> } | null };
+
+export type SetHealthThresholdMutationVariables = Exact<{
+  check: HealthCheckKind;
+  value?: number | null | undefined;
+}>;
+
+
+export type SetHealthThresholdMutation = { setHealthThreshold:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'SetHealthThresholdPayload', threshold: { check: HealthCheckKind, value: number, defaultValue: number, min: number, max: number, unit: string, isDefault: boolean, description: string } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type InboxItemFieldsFragment = { id: string, itemId: string, kind: InboxItemKind, state: InboxItemState, title: string, body: string, answerHint: string, canAnswer: boolean, canApprove: boolean, check: HealthCheckKind | null, subject: string | null, openedAt: string, updatedAt: string, snoozedUntil: string | null, closedAt: string | null, resolution: InboxResolution | null, closedBy: string | null, closeReason: string | null, escalations: number, lastNotifiedAt: string, workspace: { name: string } | null, agent: { agentId: string, name: string, status: AgentStatus } | null, launch: { launchId: string } | null };
+
+export type InboxQueryVariables = Exact<{
+  filter?: InboxFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type InboxQuery = { inbox: { totalCount: number, openCount: number, edges: Array<{ cursor: string, node: { id: string, itemId: string, kind: InboxItemKind, state: InboxItemState, title: string, body: string, answerHint: string, canAnswer: boolean, canApprove: boolean, check: HealthCheckKind | null, subject: string | null, openedAt: string, updatedAt: string, snoozedUntil: string | null, closedAt: string | null, resolution: InboxResolution | null, closedBy: string | null, closeReason: string | null, escalations: number, lastNotifiedAt: string, workspace: { name: string } | null, agent: { agentId: string, name: string, status: AgentStatus } | null, launch: { launchId: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+
+export type AnswerInboxItemMutationVariables = Exact<{
+  item: string | number;
+  text: string;
+}>;
+
+
+export type AnswerInboxItemMutation = { answerInboxItem:
+    | { __typename: 'AnswerInboxItemPayload', item: { id: string, itemId: string, kind: InboxItemKind, state: InboxItemState, title: string, body: string, answerHint: string, canAnswer: boolean, canApprove: boolean, check: HealthCheckKind | null, subject: string | null, openedAt: string, updatedAt: string, snoozedUntil: string | null, closedAt: string | null, resolution: InboxResolution | null, closedBy: string | null, closeReason: string | null, escalations: number, lastNotifiedAt: string, workspace: { name: string } | null, agent: { agentId: string, name: string, status: AgentStatus } | null, launch: { launchId: string } | null } }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type ApproveInboxItemMutationVariables = Exact<{
+  item: string | number;
+  text?: string | null | undefined;
+}>;
+
+
+export type ApproveInboxItemMutation = { approveInboxItem:
+    | { __typename: 'ApproveInboxItemPayload', item: { id: string, itemId: string, kind: InboxItemKind, state: InboxItemState, title: string, body: string, answerHint: string, canAnswer: boolean, canApprove: boolean, check: HealthCheckKind | null, subject: string | null, openedAt: string, updatedAt: string, snoozedUntil: string | null, closedAt: string | null, resolution: InboxResolution | null, closedBy: string | null, closeReason: string | null, escalations: number, lastNotifiedAt: string, workspace: { name: string } | null, agent: { agentId: string, name: string, status: AgentStatus } | null, launch: { launchId: string } | null } }
+    | { __typename: 'CalibandNotInstalledError', bin: string, errno: string | null, hint: string, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'DaemonRefusedError', code: ErrorCode, message: string }
+    | { __typename: 'DaemonStartFailedError', endpoint: string, reason: string, logPath: string, exitCode: number | null, signal: string | null, nextAttemptAt: string | null, code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type AcknowledgeInboxItemMutationVariables = Exact<{
+  item: string | number;
+}>;
+
+
+export type AcknowledgeInboxItemMutation = { acknowledgeInboxItem:
+    | { __typename: 'AcknowledgeInboxItemPayload', item: { id: string, itemId: string, kind: InboxItemKind, state: InboxItemState, title: string, body: string, answerHint: string, canAnswer: boolean, canApprove: boolean, check: HealthCheckKind | null, subject: string | null, openedAt: string, updatedAt: string, snoozedUntil: string | null, closedAt: string | null, resolution: InboxResolution | null, closedBy: string | null, closeReason: string | null, escalations: number, lastNotifiedAt: string, workspace: { name: string } | null, agent: { agentId: string, name: string, status: AgentStatus } | null, launch: { launchId: string } | null } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type SnoozeInboxItemMutationVariables = Exact<{
+  item: string | number;
+  until: string;
+}>;
+
+
+export type SnoozeInboxItemMutation = { snoozeInboxItem:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'SnoozeInboxItemPayload', item: { id: string, itemId: string, kind: InboxItemKind, state: InboxItemState, title: string, body: string, answerHint: string, canAnswer: boolean, canApprove: boolean, check: HealthCheckKind | null, subject: string | null, openedAt: string, updatedAt: string, snoozedUntil: string | null, closedAt: string | null, resolution: InboxResolution | null, closedBy: string | null, closeReason: string | null, escalations: number, lastNotifiedAt: string, workspace: { name: string } | null, agent: { agentId: string, name: string, status: AgentStatus } | null, launch: { launchId: string } | null } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type DismissInboxItemMutationVariables = Exact<{
+  item: string | number;
+}>;
+
+
+export type DismissInboxItemMutation = { dismissInboxItem:
+    | { __typename: 'DismissInboxItemPayload', item: { id: string, itemId: string, kind: InboxItemKind, state: InboxItemState, title: string, body: string, answerHint: string, canAnswer: boolean, canApprove: boolean, check: HealthCheckKind | null, subject: string | null, openedAt: string, updatedAt: string, snoozedUntil: string | null, closedAt: string | null, resolution: InboxResolution | null, closedBy: string | null, closeReason: string | null, escalations: number, lastNotifiedAt: string, workspace: { name: string } | null, agent: { agentId: string, name: string, status: AgentStatus } | null, launch: { launchId: string } | null } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
 export type LaunchWaitFieldsFragment = { kind: WaitKind, message: string, until: string | null, scope: string | null, key: string | null, inUse: number | null, max: number | null, spentUsd: number | null, limitUsd: number | null, period: BudgetPeriod | null };
 
 export type CapFieldsFragment = { scope: CapScope, key: string, max: number, inUse: number };
@@ -1150,6 +1415,78 @@ export type UsageQueryVariables = Exact<{
 
 
 export type UsageQuery = { usage: Array<{ workspace: string | null, model: string | null, day: string | null, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number, estimatedCostUsd: number, unpricedTurns: number, turns: number, outcomes: { done: number, failed: number, killed: number, crashed: number } }> | null };
+
+export type WebhookFieldsFragment = { id: string, webhookId: string, name: string, url: string, format: WebhookFormat, events: Array<WebhookEventType>, enabled: boolean, createdAt: string, createdBy: string | null };
+
+export type WebhookDeliveryFieldsFragment = { id: string, deliveryId: string, eventType: WebhookEventType, notificationId: string, state: WebhookDeliveryState, attempts: number, lastStatus: number | null, lastError: string | null, createdAt: string, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null };
+
+export type WebhooksQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type WebhooksQuery = { webhooks: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, webhookId: string, name: string, url: string, format: WebhookFormat, events: Array<WebhookEventType>, enabled: boolean, createdAt: string, createdBy: string | null, lastDelivery: { id: string, deliveryId: string, eventType: WebhookEventType, notificationId: string, state: WebhookDeliveryState, attempts: number, lastStatus: number | null, lastError: string | null, createdAt: string, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+
+export type WebhookQueryVariables = Exact<{
+  id: string | number;
+  deliveriesFirst?: number | null | undefined;
+}>;
+
+
+export type WebhookQuery = { webhook: { id: string, webhookId: string, name: string, url: string, format: WebhookFormat, events: Array<WebhookEventType>, enabled: boolean, createdAt: string, createdBy: string | null, deliveries: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, deliveryId: string, eventType: WebhookEventType, notificationId: string, state: WebhookDeliveryState, attempts: number, lastStatus: number | null, lastError: string | null, createdAt: string, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type CreateWebhookMutationVariables = Exact<{
+  input: CreateWebhookInput;
+}>;
+
+
+export type CreateWebhookMutation = { createWebhook:
+    | { __typename: 'CreateWebhookPayload', secret: string, webhook: { id: string, webhookId: string, name: string, url: string, format: WebhookFormat, events: Array<WebhookEventType>, enabled: boolean, createdAt: string, createdBy: string | null } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type UpdateWebhookMutationVariables = Exact<{
+  input: UpdateWebhookInput;
+}>;
+
+
+export type UpdateWebhookMutation = { updateWebhook:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'UpdateWebhookPayload', webhook: { id: string, webhookId: string, name: string, url: string, format: WebhookFormat, events: Array<WebhookEventType>, enabled: boolean, createdAt: string, createdBy: string | null } }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type DeleteWebhookMutationVariables = Exact<{
+  webhook: string | number;
+}>;
+
+
+export type DeleteWebhookMutation = { deleteWebhook:
+    | { __typename: 'DeleteWebhookPayload', webhook: { id: string, webhookId: string, name: string, url: string, format: WebhookFormat, events: Array<WebhookEventType>, enabled: boolean, createdAt: string, createdBy: string | null } }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type TestWebhookMutationVariables = Exact<{
+  webhook: string | number;
+}>;
+
+
+export type TestWebhookMutation = { testWebhook:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'TestWebhookPayload', delivery: { id: string, deliveryId: string, eventType: WebhookEventType, notificationId: string, state: WebhookDeliveryState, attempts: number, lastStatus: number | null, lastError: string | null, createdAt: string, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
 
 export type WorkspacesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -1498,6 +1835,68 @@ export const TimelineEventFragmentDoc = new TypedDocumentString(`
   cacheReadTokens
   cacheCreationTokens
 }`, {"fragmentName":"TimelineEvent"}) as unknown as TypedDocumentString<TimelineEventFragment, unknown>;
+export const HealthCheckResultFieldsFragmentDoc = new TypedDocumentString(`
+    fragment HealthCheckResultFields on HealthCheckResult {
+  check
+  subject
+  workspace {
+    name
+  }
+  ok
+  value
+  threshold
+  unit
+  message
+  since
+}
+    `, {"fragmentName":"HealthCheckResultFields"}) as unknown as TypedDocumentString<HealthCheckResultFieldsFragment, unknown>;
+export const HealthThresholdFieldsFragmentDoc = new TypedDocumentString(`
+    fragment HealthThresholdFields on HealthThreshold {
+  check
+  value
+  defaultValue
+  min
+  max
+  unit
+  isDefault
+  description
+}
+    `, {"fragmentName":"HealthThresholdFields"}) as unknown as TypedDocumentString<HealthThresholdFieldsFragment, unknown>;
+export const InboxItemFieldsFragmentDoc = new TypedDocumentString(`
+    fragment InboxItemFields on InboxItem {
+  id
+  itemId
+  kind
+  state
+  workspace {
+    name
+  }
+  agent {
+    agentId
+    name
+    status
+  }
+  launch {
+    launchId
+  }
+  title
+  body
+  answerHint
+  canAnswer
+  canApprove
+  check
+  subject
+  openedAt
+  updatedAt
+  snoozedUntil
+  closedAt
+  resolution
+  closedBy
+  closeReason
+  escalations
+  lastNotifiedAt
+}
+    `, {"fragmentName":"InboxItemFields"}) as unknown as TypedDocumentString<InboxItemFieldsFragment, unknown>;
 export const CapFieldsFragmentDoc = new TypedDocumentString(`
     fragment CapFields on Cap {
   scope
@@ -1625,6 +2024,35 @@ export const ScheduleSummaryFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"ScheduleSummary"}) as unknown as TypedDocumentString<ScheduleSummaryFragment, unknown>;
+export const WebhookFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WebhookFields on Webhook {
+  id
+  webhookId
+  name
+  url
+  format
+  events
+  enabled
+  createdAt
+  createdBy
+}
+    `, {"fragmentName":"WebhookFields"}) as unknown as TypedDocumentString<WebhookFieldsFragment, unknown>;
+export const WebhookDeliveryFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WebhookDeliveryFields on WebhookDelivery {
+  id
+  deliveryId
+  eventType
+  notificationId
+  state
+  attempts
+  lastStatus
+  lastError
+  createdAt
+  lastAttemptAt
+  nextAttemptAt
+  deliveredAt
+}
+    `, {"fragmentName":"WebhookDeliveryFields"}) as unknown as TypedDocumentString<WebhookDeliveryFieldsFragment, unknown>;
 export const AgentsDocument = new TypedDocumentString(`
     query Agents($filter: AgentFilter, $first: Int, $after: String) {
   agents(filter: $filter, first: $first, after: $after) {
@@ -2789,6 +3217,600 @@ fragment TimelineEvent on FleetEvent {
     gapReason: reason
   }
 }`) as unknown as TypedDocumentString<AgentEventsSubscription, AgentEventsSubscriptionVariables>;
+export const HealthDocument = new TypedDocumentString(`
+    query Health($refresh: Boolean) {
+  health(refresh: $refresh) {
+    ok
+    checkedAt
+    results {
+      ...HealthCheckResultFields
+    }
+    failing {
+      ...HealthCheckResultFields
+    }
+    thresholds {
+      ...HealthThresholdFields
+    }
+  }
+}
+    fragment HealthCheckResultFields on HealthCheckResult {
+  check
+  subject
+  workspace {
+    name
+  }
+  ok
+  value
+  threshold
+  unit
+  message
+  since
+}
+fragment HealthThresholdFields on HealthThreshold {
+  check
+  value
+  defaultValue
+  min
+  max
+  unit
+  isDefault
+  description
+}`) as unknown as TypedDocumentString<HealthQuery, HealthQueryVariables>;
+export const SetHealthThresholdDocument = new TypedDocumentString(`
+    mutation SetHealthThreshold($check: HealthCheckKind!, $value: Float) {
+  setHealthThreshold(input: {check: $check, value: $value}) {
+    __typename
+    ... on SetHealthThresholdPayload {
+      threshold {
+        ...HealthThresholdFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment HealthThresholdFields on HealthThreshold {
+  check
+  value
+  defaultValue
+  min
+  max
+  unit
+  isDefault
+  description
+}`) as unknown as TypedDocumentString<SetHealthThresholdMutation, SetHealthThresholdMutationVariables>;
+export const InboxDocument = new TypedDocumentString(`
+    query Inbox($filter: InboxFilter, $first: Int, $after: String) {
+  inbox(filter: $filter, first: $first, after: $after) {
+    totalCount
+    openCount
+    edges {
+      cursor
+      node {
+        ...InboxItemFields
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment InboxItemFields on InboxItem {
+  id
+  itemId
+  kind
+  state
+  workspace {
+    name
+  }
+  agent {
+    agentId
+    name
+    status
+  }
+  launch {
+    launchId
+  }
+  title
+  body
+  answerHint
+  canAnswer
+  canApprove
+  check
+  subject
+  openedAt
+  updatedAt
+  snoozedUntil
+  closedAt
+  resolution
+  closedBy
+  closeReason
+  escalations
+  lastNotifiedAt
+}`) as unknown as TypedDocumentString<InboxQuery, InboxQueryVariables>;
+export const AnswerInboxItemDocument = new TypedDocumentString(`
+    mutation AnswerInboxItem($item: ID!, $text: String!) {
+  answerInboxItem(input: {item: $item, text: $text}) {
+    __typename
+    ... on AnswerInboxItemPayload {
+      item {
+        ...InboxItemFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment InboxItemFields on InboxItem {
+  id
+  itemId
+  kind
+  state
+  workspace {
+    name
+  }
+  agent {
+    agentId
+    name
+    status
+  }
+  launch {
+    launchId
+  }
+  title
+  body
+  answerHint
+  canAnswer
+  canApprove
+  check
+  subject
+  openedAt
+  updatedAt
+  snoozedUntil
+  closedAt
+  resolution
+  closedBy
+  closeReason
+  escalations
+  lastNotifiedAt
+}`) as unknown as TypedDocumentString<AnswerInboxItemMutation, AnswerInboxItemMutationVariables>;
+export const ApproveInboxItemDocument = new TypedDocumentString(`
+    mutation ApproveInboxItem($item: ID!, $text: String) {
+  approveInboxItem(input: {item: $item, text: $text}) {
+    __typename
+    ... on ApproveInboxItemPayload {
+      item {
+        ...InboxItemFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment InboxItemFields on InboxItem {
+  id
+  itemId
+  kind
+  state
+  workspace {
+    name
+  }
+  agent {
+    agentId
+    name
+    status
+  }
+  launch {
+    launchId
+  }
+  title
+  body
+  answerHint
+  canAnswer
+  canApprove
+  check
+  subject
+  openedAt
+  updatedAt
+  snoozedUntil
+  closedAt
+  resolution
+  closedBy
+  closeReason
+  escalations
+  lastNotifiedAt
+}`) as unknown as TypedDocumentString<ApproveInboxItemMutation, ApproveInboxItemMutationVariables>;
+export const AcknowledgeInboxItemDocument = new TypedDocumentString(`
+    mutation AcknowledgeInboxItem($item: ID!) {
+  acknowledgeInboxItem(input: {item: $item}) {
+    __typename
+    ... on AcknowledgeInboxItemPayload {
+      item {
+        ...InboxItemFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment InboxItemFields on InboxItem {
+  id
+  itemId
+  kind
+  state
+  workspace {
+    name
+  }
+  agent {
+    agentId
+    name
+    status
+  }
+  launch {
+    launchId
+  }
+  title
+  body
+  answerHint
+  canAnswer
+  canApprove
+  check
+  subject
+  openedAt
+  updatedAt
+  snoozedUntil
+  closedAt
+  resolution
+  closedBy
+  closeReason
+  escalations
+  lastNotifiedAt
+}`) as unknown as TypedDocumentString<AcknowledgeInboxItemMutation, AcknowledgeInboxItemMutationVariables>;
+export const SnoozeInboxItemDocument = new TypedDocumentString(`
+    mutation SnoozeInboxItem($item: ID!, $until: DateTime!) {
+  snoozeInboxItem(input: {item: $item, until: $until}) {
+    __typename
+    ... on SnoozeInboxItemPayload {
+      item {
+        ...InboxItemFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment InboxItemFields on InboxItem {
+  id
+  itemId
+  kind
+  state
+  workspace {
+    name
+  }
+  agent {
+    agentId
+    name
+    status
+  }
+  launch {
+    launchId
+  }
+  title
+  body
+  answerHint
+  canAnswer
+  canApprove
+  check
+  subject
+  openedAt
+  updatedAt
+  snoozedUntil
+  closedAt
+  resolution
+  closedBy
+  closeReason
+  escalations
+  lastNotifiedAt
+}`) as unknown as TypedDocumentString<SnoozeInboxItemMutation, SnoozeInboxItemMutationVariables>;
+export const DismissInboxItemDocument = new TypedDocumentString(`
+    mutation DismissInboxItem($item: ID!) {
+  dismissInboxItem(input: {item: $item}) {
+    __typename
+    ... on DismissInboxItemPayload {
+      item {
+        ...InboxItemFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment InboxItemFields on InboxItem {
+  id
+  itemId
+  kind
+  state
+  workspace {
+    name
+  }
+  agent {
+    agentId
+    name
+    status
+  }
+  launch {
+    launchId
+  }
+  title
+  body
+  answerHint
+  canAnswer
+  canApprove
+  check
+  subject
+  openedAt
+  updatedAt
+  snoozedUntil
+  closedAt
+  resolution
+  closedBy
+  closeReason
+  escalations
+  lastNotifiedAt
+}`) as unknown as TypedDocumentString<DismissInboxItemMutation, DismissInboxItemMutationVariables>;
 export const LaunchesDocument = new TypedDocumentString(`
     query Launches($filter: LaunchFilter, $first: Int, $after: String) {
   launches(filter: $filter, first: $first, after: $after) {
@@ -4309,6 +5331,362 @@ export const UsageDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<UsageQuery, UsageQueryVariables>;
+export const WebhooksDocument = new TypedDocumentString(`
+    query Webhooks($first: Int, $after: String) {
+  webhooks(first: $first, after: $after) {
+    totalCount
+    edges {
+      cursor
+      node {
+        ...WebhookFields
+        lastDelivery {
+          ...WebhookDeliveryFields
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment WebhookFields on Webhook {
+  id
+  webhookId
+  name
+  url
+  format
+  events
+  enabled
+  createdAt
+  createdBy
+}
+fragment WebhookDeliveryFields on WebhookDelivery {
+  id
+  deliveryId
+  eventType
+  notificationId
+  state
+  attempts
+  lastStatus
+  lastError
+  createdAt
+  lastAttemptAt
+  nextAttemptAt
+  deliveredAt
+}`) as unknown as TypedDocumentString<WebhooksQuery, WebhooksQueryVariables>;
+export const WebhookDocument = new TypedDocumentString(`
+    query Webhook($id: ID!, $deliveriesFirst: Int) {
+  webhook(id: $id) {
+    ...WebhookFields
+    deliveries(first: $deliveriesFirst) {
+      totalCount
+      edges {
+        cursor
+        node {
+          ...WebhookDeliveryFields
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    fragment WebhookFields on Webhook {
+  id
+  webhookId
+  name
+  url
+  format
+  events
+  enabled
+  createdAt
+  createdBy
+}
+fragment WebhookDeliveryFields on WebhookDelivery {
+  id
+  deliveryId
+  eventType
+  notificationId
+  state
+  attempts
+  lastStatus
+  lastError
+  createdAt
+  lastAttemptAt
+  nextAttemptAt
+  deliveredAt
+}`) as unknown as TypedDocumentString<WebhookQuery, WebhookQueryVariables>;
+export const CreateWebhookDocument = new TypedDocumentString(`
+    mutation CreateWebhook($input: CreateWebhookInput!) {
+  createWebhook(input: $input) {
+    __typename
+    ... on CreateWebhookPayload {
+      webhook {
+        ...WebhookFields
+      }
+      secret
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment WebhookFields on Webhook {
+  id
+  webhookId
+  name
+  url
+  format
+  events
+  enabled
+  createdAt
+  createdBy
+}`) as unknown as TypedDocumentString<CreateWebhookMutation, CreateWebhookMutationVariables>;
+export const UpdateWebhookDocument = new TypedDocumentString(`
+    mutation UpdateWebhook($input: UpdateWebhookInput!) {
+  updateWebhook(input: $input) {
+    __typename
+    ... on UpdateWebhookPayload {
+      webhook {
+        ...WebhookFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment WebhookFields on Webhook {
+  id
+  webhookId
+  name
+  url
+  format
+  events
+  enabled
+  createdAt
+  createdBy
+}`) as unknown as TypedDocumentString<UpdateWebhookMutation, UpdateWebhookMutationVariables>;
+export const DeleteWebhookDocument = new TypedDocumentString(`
+    mutation DeleteWebhook($webhook: ID!) {
+  deleteWebhook(input: {webhook: $webhook}) {
+    __typename
+    ... on DeleteWebhookPayload {
+      webhook {
+        ...WebhookFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment WebhookFields on Webhook {
+  id
+  webhookId
+  name
+  url
+  format
+  events
+  enabled
+  createdAt
+  createdBy
+}`) as unknown as TypedDocumentString<DeleteWebhookMutation, DeleteWebhookMutationVariables>;
+export const TestWebhookDocument = new TypedDocumentString(`
+    mutation TestWebhook($webhook: ID!) {
+  testWebhook(input: {webhook: $webhook}) {
+    __typename
+    ... on TestWebhookPayload {
+      delivery {
+        ...WebhookDeliveryFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}
+fragment WebhookDeliveryFields on WebhookDelivery {
+  id
+  deliveryId
+  eventType
+  notificationId
+  state
+  attempts
+  lastStatus
+  lastError
+  createdAt
+  lastAttemptAt
+  nextAttemptAt
+  deliveredAt
+}`) as unknown as TypedDocumentString<TestWebhookMutation, TestWebhookMutationVariables>;
 export const WorkspacesDocument = new TypedDocumentString(`
     query Workspaces {
   workspaces {

@@ -1,12 +1,44 @@
 
       export type PossibleTypesResultData = {
   "possibleTypes": {
+    "AcknowledgeInboxItemResult": [
+      "AcknowledgeInboxItemPayload",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "AddWorkspaceResult": [
       "AddWorkspacePayload",
       "ConflictError",
       "ForbiddenError",
       "ProviderMisconfiguredError",
       "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "AnswerInboxItemResult": [
+      "AnswerInboxItemPayload",
+      "CalibandNotInstalledError",
+      "DaemonRefusedError",
+      "DaemonStartFailedError",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "UnreachableError",
+      "ValidationError"
+    ],
+    "ApproveInboxItemResult": [
+      "ApproveInboxItemPayload",
+      "CalibandNotInstalledError",
+      "DaemonRefusedError",
+      "DaemonStartFailedError",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "UnreachableError",
       "ValidationError"
     ],
     "CancelLaunchResult": [
@@ -35,8 +67,29 @@
       "UnauthenticatedError",
       "ValidationError"
     ],
+    "CreateWebhookResult": [
+      "CreateWebhookPayload",
+      "ForbiddenError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "DeleteScheduleResult": [
       "DeleteSchedulePayload",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "DeleteWebhookResult": [
+      "DeleteWebhookPayload",
+      "ForbiddenError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "DismissInboxItemResult": [
+      "DismissInboxItemPayload",
       "ForbiddenError",
       "InvalidStateError",
       "NotFoundError",
@@ -140,6 +193,7 @@
       "ApiToken",
       "AuditEntry",
       "GapEvent",
+      "InboxItem",
       "IngestGapEvent",
       "InputEndedEvent",
       "InputFailedEvent",
@@ -155,6 +209,8 @@
       "ToolStartedEvent",
       "TurnCompletedEvent",
       "TurnStartedEvent",
+      "Webhook",
+      "WebhookDelivery",
       "WorkerLogEvent",
       "Workspace",
       "WorkspaceHealthEvent"
@@ -260,10 +316,24 @@
       "UnauthenticatedError",
       "ValidationError"
     ],
+    "SetHealthThresholdResult": [
+      "ForbiddenError",
+      "SetHealthThresholdPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "SetWorkspaceLaunchTimeoutResult": [
       "ForbiddenError",
       "NotFoundError",
       "SetWorkspaceLaunchTimeoutPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "SnoozeInboxItemResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "SnoozeInboxItemPayload",
       "UnauthenticatedError",
       "ValidationError"
     ],
@@ -279,6 +349,21 @@
       "SpawnAgentPayload",
       "UnauthenticatedError",
       "UnreachableError",
+      "ValidationError"
+    ],
+    "TestWebhookResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "TestWebhookPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "UpdateWebhookResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "UpdateWebhookPayload",
       "ValidationError"
     ],
     "UpdateWorkspaceConfigResult": [
@@ -297,12 +382,44 @@
 };
       const result: PossibleTypesResultData = {
   "possibleTypes": {
+    "AcknowledgeInboxItemResult": [
+      "AcknowledgeInboxItemPayload",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "AddWorkspaceResult": [
       "AddWorkspacePayload",
       "ConflictError",
       "ForbiddenError",
       "ProviderMisconfiguredError",
       "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "AnswerInboxItemResult": [
+      "AnswerInboxItemPayload",
+      "CalibandNotInstalledError",
+      "DaemonRefusedError",
+      "DaemonStartFailedError",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "UnreachableError",
+      "ValidationError"
+    ],
+    "ApproveInboxItemResult": [
+      "ApproveInboxItemPayload",
+      "CalibandNotInstalledError",
+      "DaemonRefusedError",
+      "DaemonStartFailedError",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "UnreachableError",
       "ValidationError"
     ],
     "CancelLaunchResult": [
@@ -331,8 +448,29 @@
       "UnauthenticatedError",
       "ValidationError"
     ],
+    "CreateWebhookResult": [
+      "CreateWebhookPayload",
+      "ForbiddenError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "DeleteScheduleResult": [
       "DeleteSchedulePayload",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "DeleteWebhookResult": [
+      "DeleteWebhookPayload",
+      "ForbiddenError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "DismissInboxItemResult": [
+      "DismissInboxItemPayload",
       "ForbiddenError",
       "InvalidStateError",
       "NotFoundError",
@@ -436,6 +574,7 @@
       "ApiToken",
       "AuditEntry",
       "GapEvent",
+      "InboxItem",
       "IngestGapEvent",
       "InputEndedEvent",
       "InputFailedEvent",
@@ -451,6 +590,8 @@
       "ToolStartedEvent",
       "TurnCompletedEvent",
       "TurnStartedEvent",
+      "Webhook",
+      "WebhookDelivery",
       "WorkerLogEvent",
       "Workspace",
       "WorkspaceHealthEvent"
@@ -556,10 +697,24 @@
       "UnauthenticatedError",
       "ValidationError"
     ],
+    "SetHealthThresholdResult": [
+      "ForbiddenError",
+      "SetHealthThresholdPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "SetWorkspaceLaunchTimeoutResult": [
       "ForbiddenError",
       "NotFoundError",
       "SetWorkspaceLaunchTimeoutPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "SnoozeInboxItemResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "SnoozeInboxItemPayload",
       "UnauthenticatedError",
       "ValidationError"
     ],
@@ -575,6 +730,21 @@
       "SpawnAgentPayload",
       "UnauthenticatedError",
       "UnreachableError",
+      "ValidationError"
+    ],
+    "TestWebhookResult": [
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "TestWebhookPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "UpdateWebhookResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "UpdateWebhookPayload",
       "ValidationError"
     ],
     "UpdateWorkspaceConfigResult": [
