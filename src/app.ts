@@ -251,8 +251,15 @@ export async function startApp(
           logger.child({ module: "metrics" }),
         );
       } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        // A taken port is a matter of the port; a name that does not resolve (or is no address of
+        // this machine) is a matter of the address.
+        const advice =
+          code === "EADDRINUSE" || code === "EACCES"
+            ? "choose another port"
+            : "use a loopback address of this machine, such as 127.0.0.1 or [::1]";
         throw new StartupError(
-          `cannot listen on --metrics-bind ${host.includes(":") ? `[${host}]` : host}:${port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another port`,
+          `cannot listen on --metrics-bind ${host.includes(":") ? `[${host}]` : host}:${port} (${code ?? (err as Error).message}); ${advice}`,
           { cause: err },
         );
       }

@@ -315,10 +315,10 @@ const SETTINGS: readonly SettingSpec[] = [
     key: "healthThresholds",
     flag: "--health-threshold",
     env: "PROSPERO_HEALTH_THRESHOLDS",
-    expected: `check=value items, separated by ',' in the env var; checks: ${HEALTH_CHECKS.map((c) => `${c.id} (${c.unit}, ${c.min}–${c.max})`).join(", ")}`,
+    expected: `check=value items with a whole number in the check's unit (no suffixes such as 2m or 1GiB), separated by ',' in the env var; checks: ${HEALTH_CHECKS.map((c) => `${c.id} (${c.unit}, ${c.min}–${c.max})`).join(", ")}`,
     separator: ",",
     schema: z.string().transform((v, ctx) => {
-      const m = /^([a-z_]+)=([0-9]+(?:\.[0-9]+)?)$/.exec(v.trim());
+      const m = /^([a-z_]+)=([0-9]+)$/.exec(v.trim());
       if (!m) {
         ctx.addIssue({ code: "custom", message: "not check=value" });
         return z.NEVER;

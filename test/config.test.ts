@@ -84,3 +84,43 @@ describe("config", () => {
     );
   });
 });
+
+describe("health monitor and inbox settings (issue 15)", () => {
+  it("--health-threshold takes check=whole number items (the last of a check wins); anything else is a ConfigError", () => {
+    const cfg = resolveConfig(
+      { healthThresholds: ["daemon_unreachable=120000", "event_growth=500", "daemon_unreachable=90000"] },
+      { HOME: "/h" },
+    );
+    expect(cfg.healthThresholds).toEqual({ daemon_unreachable: 90_000, event_growth: 500 });
+    expect(
+      resolveConfig({}, { HOME: "/h", PROSPERO_HEALTH_THRESHOLDS: "queue_wait=60000" }).healthThresholds,
+    ).toEqual({ queue_wait: 60_000 });
+    for (const bad of [
+      "event_growth=100.5",
+      "daemon_unreachable=2m",
+      "nope=5",
+      "queue_wait=5",
+      "queue_wait",
+    ]) {
+      expect(() => resolveConfig({ healthThresholds: [bad] }, { HOME: "/h" }), bad).toThrow(ConfigError);
+    }
+    expect(() => resolveConfig({ healthThresholds: ["data_disk_free=2GiB"] }, { HOME: "/h" })).toThrow(
+      /--health-threshold \/ PROSPERO_HEALTH_THRESHOLDS.*whole number in the check's unit \(no suffixes/,
+    );
+  });
+
+  it("--health-interval-ms and --inbox-escalate-after-ms are bounded; escalation 0 means never", () => {
+    expect(resolveConfig({}, { HOME: "/h" })).toMatchObject({
+      healthIntervalMs: 30_000,
+      inboxEscalateAfterMs: 86_400_000,
+    });
+    expect(resolveConfig({ inboxEscalateAfterMs: "0" }, { HOME: "/h" }).inboxEscalateAfterMs).toBe(0);
+    for (const bad of [
+      { healthIntervalMs: "999" },
+      { inboxEscalateAfterMs: "59999" },
+      { healthIntervalMs: "x" },
+    ]) {
+      expect(() => resolveConfig(bad, { HOME: "/h" }), JSON.stringify(bad)).toThrow(ConfigError);
+    }
+  });
+});

@@ -307,8 +307,8 @@ export function checkDatabaseSize(bytes: number, threshold: number): CheckResult
 /** `event_growth`: events stored over the last hour; fleet-wide. */
 export function checkEventGrowth(perHour: number, threshold: number): CheckResult {
   return result("event_growth", null, null, perHour, threshold, {
-    failing: `${Math.round(perHour)} events stored in the last hour (threshold ${Math.round(threshold)}); a run flooding output?`,
-    healthy: `${Math.round(perHour)} events stored in the last hour`,
+    failing: `${Math.round(perHour)} ${Math.round(perHour) === 1 ? "event" : "events"} stored in the last hour (threshold ${Math.round(threshold)}); a run flooding output?`,
+    healthy: `${Math.round(perHour)} ${Math.round(perHour) === 1 ? "event" : "events"} stored in the last hour`,
   });
 }
 

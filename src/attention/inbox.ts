@@ -422,8 +422,9 @@ export class InboxService {
         if (end) await this.closeWaits(e.agentId, end);
         if (e.payload.to === "idle") await this.onIdle(e.agentId);
         if (
-          isFailedStatus(e.payload.to) ||
-          (isEndedStatus(e.payload.to) && (await this.endedFailing(e.agentId)))
+          (isFailedStatus(e.payload.to) ||
+            (isEndedStatus(e.payload.to) && (await this.endedFailing(e.agentId)))) &&
+          (await this.queueVerdict(e.agentId)) === "open"
         )
           await this.openRunFailed(e.agentId, null);
         return;
@@ -609,6 +610,11 @@ export class InboxService {
       await this.openRunFailed(p.agentId, { launchId: p.launchId, reason: p.reason ?? "timed out" });
       return;
     }
+    if (p.to === "FAILED") {
+      // The queue gave up on the launch (a permanent failure, or its last attempt): now it is news.
+      await this.openRunFailed(p.agentId, null);
+      return;
+    }
     if (p.to === "QUEUED" && p.from === "RUNNING" && p.attempt !== null) {
       const id = this.active.get(runKey(p.agentId));
       if (!id) return;
@@ -782,6 +788,25 @@ export class InboxService {
   }
 
   /**
+   * Whether a failed run is news yet (issue 15: a person is told, and otherwise left alone): a run
+   * outside the queue, or whose launch FAILED (the queue gave up), is — `open`; a run whose launch
+   * has not settled yet (RUNNING/DISPATCHED with this run: the queue may still retry it) waits for
+   * the launch's FAILED transition — `defer`; a run the queue retried (QUEUED, or a later attempt),
+   * or whose launch was cancelled, is not — `skip`. (A timeout opens through the TIMED_OUT path.)
+   */
+  private async queueVerdict(agentId: string): Promise<"open" | "defer" | "skip"> {
+    const { db } = this.deps;
+    const attempt = await db.launchAttempt.findUnique({ where: { agentId } });
+    if (!attempt) return "open";
+    if (await this.retried(agentId)) return "skip";
+    const launch = await db.launch.findUnique({ where: { id: attempt.launchId }, select: { state: true } });
+    if (!launch) return "open";
+    if (launch.state === "FAILED") return "open";
+    if (launch.state === "RUNNING" || launch.state === "DISPATCHED") return "defer";
+    return "skip";
+  }
+
+  /**
    * Why the failed run `agentId` needs no item: its launch retried it (a later attempt exists, or
    * the retry waits for its backoff), in words; null when it was not retried.
    */
@@ -871,7 +896,8 @@ export class InboxService {
     });
     for (const a of failed) {
       if (this.active.has(runKey(a.id))) continue;
-      if (await this.retried(a.id)) continue;
+      // A launch not settled yet opens its item through its FAILED transition (the queue's recovery).
+      if ((await this.queueVerdict(a.id)) !== "open") continue;
       await this.openRunFailed(a.id, null);
     }
     const timedOut = await db.launch.findMany({

@@ -106,6 +106,17 @@ export function slackEscape(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
+/**
+ * `s` escaped ({@link slackEscape}) and cut to at most `max` characters, an ellipsis marking a
+ * cut. The cut never splits an entity: a trailing `&`, `&am`, `&lt` … is dropped whole (every `&`
+ * of escaped text starts an entity, so a partial one is an `&` without its `;`).
+ */
+export function slackEscapeBounded(s: string, max: number): string {
+  const escaped = slackEscape(s);
+  if (escaped.length <= max) return escaped;
+  return `${escaped.slice(0, max - 1).replace(/&[a-z]*$/, "")}…`;
+}
+
 /** A Slack Block Kit block, as much of it as {@link slackBodyOf} uses. */
 export type SlackBlock =
   | { type: "section"; text: { type: "mrkdwn"; text: string } }
@@ -117,17 +128,18 @@ export type SlackBlock =
 
 /** A Slack incoming-webhook body (`format` SLACK). */
 export interface SlackBody {
-  /** The fallback text (notifications, clients without blocks): the title. */
+  /** The fallback text (push notifications, clients without blocks): the title, escaped. */
   text: string;
   blocks: SlackBlock[];
 }
 
 /**
- * The Slack body of `n` for an incoming webhook: `text` = the title (plain fallback), blocks =
- * the title in bold with an emoji by type, the message (when there is one, cut to Slack's section
- * limit), a context line (type, workspace, agent, time) and an "Open in Prospero" button when a
- * dashboard link exists. User text is escaped ({@link slackEscape}): it cannot mention people or
- * make links.
+ * The Slack body of `n` for an incoming webhook: `text` = the title (the fallback Slack shows in
+ * push notifications), blocks = the title in bold with an emoji by type, the message (when there
+ * is one, cut to Slack's section limit between entities, {@link slackEscapeBounded}), a context
+ * line (type, workspace, agent, time) and an "Open in Prospero" button when a dashboard link
+ * exists. User text is escaped everywhere, `text` included ({@link slackEscape}): it cannot
+ * mention people (`<!channel>`) or make links (`<http://…|…>`).
  */
 export function slackBodyOf(n: Notification, publicUrl: string | null): SlackBody {
   const title = bound(n.title, TITLE_MAX);
@@ -138,7 +150,7 @@ export function slackBodyOf(n: Notification, publicUrl: string | null): SlackBod
   if (message.trim() !== "") {
     blocks.push({
       type: "section",
-      text: { type: "mrkdwn", text: bound(slackEscape(message), SLACK_SECTION_MAX) },
+      text: { type: "mrkdwn", text: slackEscapeBounded(message, SLACK_SECTION_MAX) },
     });
   }
   const context = [`\`${n.type}\``];
@@ -153,7 +165,7 @@ export function slackBodyOf(n: Notification, publicUrl: string | null): SlackBod
       elements: [{ type: "button", text: { type: "plain_text", text: "Open in Prospero" }, url }],
     });
   }
-  return { text: title, blocks };
+  return { text: slackEscape(title), blocks };
 }
 
 /**

@@ -125,7 +125,7 @@ export function healthCheck(id: string): HealthCheckSpec | undefined {
 }
 
 /**
- * Check a threshold for `check`: a known check id and a finite number within its min–max.
+ * Check a threshold for `check`: a known check id and a whole number within its min–max.
  * @param path where the value came from, for the error (`["input", "value"]`).
  * @throws ValidationFailed naming the check's accepted range and unit.
  */
@@ -139,9 +139,14 @@ export function validateThreshold(check: string, value: number, path: string[] =
       },
     ]);
   }
-  if (!Number.isFinite(value) || value < spec.min || value > spec.max) {
+  // Every unit is counted in whole numbers (ms, bytes, events per hour): 100.5 would be shown as
+  // one value and compared as another.
+  if (!Number.isInteger(value) || value < spec.min || value > spec.max) {
     throw new ValidationFailed([
-      { path, message: `must be a number from ${spec.min} to ${spec.max} (${spec.unit}) for ${check}` },
+      {
+        path,
+        message: `must be a whole number from ${spec.min} to ${spec.max} (${spec.unit}) for ${check}`,
+      },
     ]);
   }
   return spec;

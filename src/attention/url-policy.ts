@@ -103,27 +103,44 @@ export async function checkWebhookUrl(
   }
   if (raw.includes("#")) refuse("must not contain a fragment (#…): it is never sent");
   if (u.hostname === "") refuse("must name a host");
-  if (self === null || effectivePort(u) !== self.port) return u;
-  const host = u.hostname.replace(/^\[|\]$/g, "");
-  let addresses: string[];
-  if (net.isIP(host) !== 0) addresses = [host];
-  else {
-    try {
-      addresses = await withTimeout(lookup(host), LOOKUP_TIMEOUT_MS);
-    } catch (err) {
-      return refuse(
-        `cannot resolve ${host} to check that it is not this gateway (port ${self.port}): ${(err as Error).message}`,
-      );
-    }
+  if (self === null) return u;
+  let hit: { host: string; address: string } | null;
+  try {
+    hit = await gatewayAddressOf(u, self, lookup);
+  } catch (err) {
+    return refuse(
+      `cannot resolve ${u.hostname.replace(/^\[|\]$/g, "")} to check that it is not this gateway (port ${self.port}): ${(err as Error).message}`,
+    );
   }
-  const own = ownAddresses();
-  const hit = addresses.find((a) => isOwnAddress(a, own, self.hosts));
-  if (hit !== undefined) {
+  if (hit !== null) {
+    const { host, address } = hit;
     refuse(
-      `points at this gateway (${host === hit ? host : `${host} is ${hit}`}, port ${self.port}): a webhook must post to another service`,
+      `points at this gateway (${host === address ? host : `${host} is ${address}`}, port ${self.port}): a webhook must post to another service`,
     );
   }
   return u;
+}
+
+/**
+ * The "not the gateway itself" rule of {@link checkWebhookUrl} on its own, for the check before
+ * every delivery attempt (src/attention/webhooks.ts: a name may resolve elsewhere later — DNS
+ * rebinding): when `u`'s port is `self.port`, its host (an IP literal, else every address `lookup`
+ * gives, bounded by {@link LOOKUP_TIMEOUT_MS}) is compared with this machine's addresses
+ * ({@link isOwnAddress}). Returns the host (brackets removed) and the first own address it is or
+ * resolves to; null when it is not the gateway, when the port differs or when `self` is null.
+ * @throws Error (the resolver's, or "no answer within … ms") when the name cannot be resolved.
+ */
+export async function gatewayAddressOf(
+  u: URL,
+  self: SelfAddresses,
+  lookup: HostLookup = systemLookup,
+): Promise<{ host: string; address: string } | null> {
+  if (self === null || effectivePort(u) !== self.port) return null;
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  const addresses = net.isIP(host) !== 0 ? [host] : await withTimeout(lookup(host), LOOKUP_TIMEOUT_MS);
+  const own = ownAddresses();
+  const address = addresses.find((a) => isOwnAddress(a, own, self.hosts));
+  return address === undefined ? null : { host, address };
 }
 
 /** `p`, or a rejection after `ms` (the timer never keeps the process alive). */

@@ -8,13 +8,18 @@
  *   store's writer; the pair (hook, notification id) is unique, so a notification emitted twice is
  *   delivered once. A failed write is logged. Notifications emitted after construction and before
  *   {@link WebhookService.start} are kept (bounded) and taken in at start.
- * - Attempts: one POST of the stored body with fresh headers (`X-Prospero-Timestamp` and its
- *   signature per attempt, the same `X-Prospero-Delivery`), `redirect: "manual"` (a 3xx is a
- *   failure: a hook's URL is what it says), an abort after `timeoutMs` (the injected clock's
- *   timer), the response body read at most {@link RESPONSE_READ_MAX} bytes and then cancelled (a
- *   receiver sending 10 MB is never buffered). 2xx = DELIVERED; anything else is a failed attempt,
- *   retried after `retryDelayMs` (src/queue/retry.ts: equal jitter, {@link BACKOFF} 1 s doubling to
- *   5 min) until `maxAttempts`, then FAILED. `lastError` is one line, without the hook's secret.
+ * - Attempts: first the URL rule "not the gateway itself" again (src/attention/url-policy.ts
+ *   `gatewayAddressOf`, the same lookup: a host name may resolve to this gateway by now — DNS
+ *   rebinding; such an attempt fails unsent), then one POST of the stored body with fresh headers
+ *   (`X-Prospero-Timestamp` and its signature per attempt, the same `X-Prospero-Delivery`),
+ *   `redirect: "manual"` (a 3xx is a failure whatever its `Location`: a hook's URL is what it
+ *   says), an abort after `timeoutMs` (the injected clock's timer), the response body read at most
+ *   {@link RESPONSE_READ_MAX} bytes and then cancelled (a receiver sending 10 MB is never
+ *   buffered). 2xx = DELIVERED; anything else is a failed attempt, retried after `retryDelayMs`
+ *   (src/queue/retry.ts: equal jitter, {@link BACKOFF} 1 s doubling to 5 min) until
+ *   `maxAttempts`, then FAILED; an error thrown during an attempt is such a failure too.
+ *   `lastError` is one line, without the hook's secret. Should the store fail, the delivery stays
+ *   PENDING and is tried again after the same backoff (counted in memory).
  * - Scheduling: an in-memory index of the PENDING rows (loaded at start: deliveries survive a
  *   restart) drives at most one attempt per hook and `concurrency` in all; hooks take turns (the
  *   one served longest ago first), and per hook the earliest due row goes first (a delivery in
@@ -30,6 +35,7 @@
  * error; log lines name a hook's URL by its origin only (a path may carry a token, as Slack's do).
  */
 import { randomBytes } from "node:crypto";
+import net from "node:net";
 import type { Prisma, PrismaClient, Webhook, WebhookDelivery } from "../generated/prisma/client.js";
 import { InvalidState, NotFound, ValidationFailed, type FieldIssue } from "../errors.js";
 import { cleanLogText, redactSecrets } from "../fleet/worker-log.js";
@@ -41,7 +47,7 @@ import { VERSION } from "../version.js";
 import type { Notifier } from "./notify.js";
 import { WEBHOOK_FORMATS, renderBody, requestHeaders, type WebhookFormat } from "./payload.js";
 import { NOTIFICATION_TYPES, type Notification, type NotificationType } from "./types.js";
-import { checkWebhookUrl, systemLookup, type HostLookup } from "./url-policy.js";
+import { checkWebhookUrl, gatewayAddressOf, systemLookup, type HostLookup } from "./url-policy.js";
 
 /** Per-attempt timeout by default, ms. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -166,6 +172,17 @@ export function oneLine(text: string, hide: readonly string[]): string {
   return s.length <= LAST_ERROR_MAX ? s : `${s.slice(0, LAST_ERROR_MAX - 1)}…`;
 }
 
+/**
+ * A thrown value in words for a log line or `lastError`: its name and message only — never the
+ * error object's own fields (a `TypeError: Invalid URL` of `new URL` carries the whole URL in
+ * `input` and `base`, and pino's error serializer would log them) — with every `http(s)://` URL in
+ * it cut to its origin, and put through {@link oneLine} with `hide` redacted.
+ */
+function errorText(err: unknown, hide: readonly string[]): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return oneLine(text, hide).replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (u) => originOf(u));
+}
+
 /** Why `fetch` failed, in words (undici puts the socket error in `cause`), e.g. `connection failed: connect ECONNREFUSED 127.0.0.1:9`. */
 function fetchFailure(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -178,6 +195,22 @@ function fetchFailure(err: unknown): string {
     return `connection failed: ${text}`;
   }
   return `request failed: ${err.message || err.name}`;
+}
+
+/**
+ * ` (to <origin>)` naming where a 3xx points (`location` resolved against the hook's URL), or ""
+ * when there is no `Location`, it does not parse (e.g. `http://[::1`) or it has no origin. Never
+ * throws; never more of the URL than its origin.
+ */
+function redirectTarget(location: string | null, base: string): string {
+  if (location === null || location === "") return "";
+  let origin: string;
+  try {
+    origin = new URL(location, base).origin;
+  } catch {
+    return "";
+  }
+  return origin === "null" ? "" : ` (to ${origin})`;
 }
 
 /**
@@ -227,6 +260,11 @@ export class WebhookService {
   private readonly served = new Map<string, number>();
   /** Attempts started so far. */
   private launches = 0;
+  /**
+   * Attempts that ended in an unexpected error before their outcome was stored (the store failing),
+   * by delivery id: the backoff of the next try (the delivery cannot be counted in its row then).
+   */
+  private readonly faults = new Map<string, number>();
   /** Intake writes not finished yet (stop waits for them). */
   private readonly intake = new Set<Promise<void>>();
   private early: Notification[] = [];
@@ -485,7 +523,15 @@ export class WebhookService {
       })
       .catch((err: unknown) => {
         this.log.error(
-          { err, notification: n.id, type: n.type, hooks: targets.map((h) => h.id) },
+          {
+            error: errorText(
+              err,
+              targets.flatMap((h) => [h.secret, h.url]),
+            ),
+            notification: n.id,
+            type: n.type,
+            hooks: targets.map((h) => h.id),
+          },
           "could not store webhook deliveries",
         );
       });
@@ -527,6 +573,7 @@ export class WebhookService {
     const m = this.pending.get(hookId);
     if (!m) return;
     m.delete(deliveryId);
+    this.faults.delete(deliveryId);
     if (m.size === 0) this.pending.delete(hookId);
   }
 
@@ -566,10 +613,27 @@ export class WebhookService {
     const entry: InFlight = { deliveryId, controller, done: Promise.resolve() };
     this.inflight.set(hookId, entry);
     entry.done = this.attempt(hookId, deliveryId, controller)
+      .then(() => {
+        this.faults.delete(deliveryId);
+      })
       .catch((err: unknown) => {
-        this.log.error({ err, webhook: hookId, delivery: deliveryId }, "webhook attempt failed unexpectedly");
-        // Keep it PENDING but not in a tight loop: retry after the first backoff step.
-        if (this.hooks.has(hookId)) this.index(hookId, deliveryId, this.clock.now() + BACKOFF.backoffMs);
+        // The store failed (an error of the attempt itself is a counted failed attempt, see
+        // attempt()): the row cannot be counted, so back off in memory, doubling like any retry.
+        const hook = this.hooks.get(hookId);
+        const faults = (this.faults.get(deliveryId) ?? 0) + 1;
+        this.faults.set(deliveryId, faults);
+        const delay = retryDelayMs(faults, { maxAttempts: this.maxAttempts, ...BACKOFF }, Math.random);
+        this.log.error(
+          {
+            webhook: hookId,
+            delivery: deliveryId,
+            origin: hook ? originOf(hook.url) : null,
+            error: errorText(err, hook ? [hook.secret, hook.url] : []),
+            retryInMs: delay,
+          },
+          "webhook attempt failed unexpectedly",
+        );
+        if (hook) this.index(hookId, deliveryId, this.clock.now() + delay);
       })
       .finally(() => {
         if (this.inflight.get(hookId) === entry) this.inflight.delete(hookId);
@@ -586,7 +650,7 @@ export class WebhookService {
       return;
     }
     if (controller.signal.aborted) return;
-    const result = await this.send(hook, row, controller);
+    const result = await this.tryOnce(hook, row, controller);
     if (result.abandoned) return;
     const attempts = row.attempts + 1;
     const nowMs = this.clock.now();
@@ -626,6 +690,74 @@ export class WebhookService {
     } else if (state === "PENDING") {
       this.log.debug({ ...fields, error: result.error, retryAt: new Date(next!) }, "webhook attempt failed");
     } else this.log.debug(fields, "webhook delivered");
+  }
+
+  /**
+   * One attempt's outcome: refused when the URL now reaches this gateway ({@link refusal}), else
+   * {@link send}. An error thrown on the way is a failed attempt too (counted and backed off like
+   * any other, so it cannot loop), logged by its name and message only.
+   */
+  private async tryOnce(
+    hook: Webhook,
+    row: WebhookDelivery,
+    controller: AbortController,
+  ): Promise<AttemptResult> {
+    const hide = [hook.secret, hook.url];
+    try {
+      const refused = await this.refusal(hook);
+      // Stopped or deleted while resolving: nothing to record.
+      if (controller.signal.aborted) return { ok: false, status: null, error: null, abandoned: true };
+      if (refused !== null) {
+        this.log.warn(
+          { webhook: hook.id, delivery: row.id, origin: originOf(hook.url), error: refused },
+          "webhook attempt refused: not sent",
+        );
+        return { ok: false, status: null, error: refused, abandoned: false };
+      }
+      return await this.send(hook, row, controller);
+    } catch (err) {
+      const why = controller.signal.aborted ? (controller.signal.reason as AbortWhy) : null;
+      if (why === "stopping" || why === "deleted") {
+        return { ok: false, status: null, error: null, abandoned: true };
+      }
+      const error = errorText(err, hide);
+      this.log.error(
+        { webhook: hook.id, delivery: row.id, origin: originOf(hook.url), error },
+        "webhook attempt failed unexpectedly",
+      );
+      return {
+        ok: false,
+        status: null,
+        error: oneLine(`unexpected error: ${error}`, hide),
+        abandoned: false,
+      };
+    }
+  }
+
+  /**
+   * The URL rule "not the gateway itself" again, right before an attempt (the check at create and
+   * update cannot see a host name that resolves elsewhere later — DNS rebinding): the host is
+   * resolved with the same lookup as the URL rules (src/attention/url-policy.ts
+   * {@link gatewayAddressOf}: only when the URL's port is the gateway's). Returns why the attempt
+   * is refused, or null to send it. A resolver that answers differently between this check and
+   * fetch's own resolution is not caught (docs/webhooks.md, "URL rules").
+   */
+  private async refusal(hook: Webhook): Promise<string | null> {
+    const self = this.deps.selfAddresses();
+    if (self === null) return null;
+    const u = new URL(hook.url);
+    try {
+      const hit = await gatewayAddressOf(u, self, this.lookup);
+      if (hit === null) return null;
+      const address = net.isIPv6(hit.address) ? `[${hit.address}]` : hit.address;
+      return `the URL now resolves to this gateway (${address}:${self.port}); refused`;
+    } catch (err) {
+      const host = u.hostname.replace(/^\[|\]$/g, "");
+      return oneLine(
+        `cannot resolve ${host} to check that it is not this gateway (port ${self.port}): ${errorText(err, [hook.secret, hook.url])}; not sent`,
+        [hook.secret, hook.url],
+      );
+    }
   }
 
   /** POST the stored body once (see the module comment for the rules). */
@@ -671,8 +803,7 @@ export class WebhookService {
       const head = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`;
       let error: string;
       if (res.status >= 300 && res.status < 400) {
-        const location = res.headers.get("location");
-        error = `${head}: redirects are not followed${location ? ` (to ${originOf(new URL(location, hook.url).href)})` : ""}; register the final URL`;
+        error = `${head}: redirects are not followed${redirectTarget(res.headers.get("location"), hook.url)}; register the final URL`;
       } else {
         const excerpt = oneLine(text, hide).slice(0, EXCERPT_MAX);
         error = excerpt === "" ? head : `${head}: ${excerpt}`;

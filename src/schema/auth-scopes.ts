@@ -120,7 +120,7 @@ export function forbiddenFrom(failure: AuthFailure, principal: Principal, named 
       return new QueueItemNotVisible("inbox item", String(f.parameter));
     case "allWorkspaces":
       return new Forbidden(
-        `this needs an admin token not limited to workspaces (tokens, the audit log, caps and budgets beyond one workspace, and where API keys are read from or sent: apiKeyFromEnv, baseUrl); token ${principal.name} is limited`,
+        `this needs an admin token not limited to workspaces (tokens, the audit log, caps and budgets beyond one workspace, webhooks, health thresholds, and where API keys are read from or sent: apiKeyFromEnv, baseUrl); token ${principal.name} is limited`,
         "admin",
       );
     default:

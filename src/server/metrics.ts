@@ -11,7 +11,7 @@
  * an idle gateway does no work. Two histograms are fed as things happen: poll round durations
  * (the poller's `onRound`) and store write transaction latencies (the writer's `onTransaction`).
  * GraphQL operation counts, durations and errors by operation name come from the yoga prometheus
- * plugin (`graphql_envelop_*`), and the process defaults (`process_*`, `nodejs_*`) from
+ * plugin, under our names (`prospero_graphql_operations_total`, `prospero_graphql_operation_duration_seconds`, `prospero_graphql_errors_total`), and the process defaults (`process_*`, `nodejs_*`) from
  * prom-client's `collectDefaultMetrics`.
  *
  * Names follow Prometheus conventions: `_total` counters, base units (`_seconds`, `_bytes`; the
@@ -390,7 +390,7 @@ export function createMetrics(sources: MetricsSources): GatewayMetrics {
   const requests = createCounter<"execute" | "subscribe", OperationLabels>({
     registry,
     counter: {
-      name: "graphql_envelop_request",
+      name: "prospero_graphql_operations_total",
       help: "GraphQL operations executed (queries and mutations) or subscribed, by operation name and type.",
       labelNames: ["operationName", "operationType"],
     },
@@ -399,7 +399,7 @@ export function createMetrics(sources: MetricsSources): GatewayMetrics {
   const durations = createHistogram<"execute" | "subscribe", OperationLabels>({
     registry,
     histogram: {
-      name: "graphql_envelop_request_duration",
+      name: "prospero_graphql_operation_duration_seconds",
       help: "Time to execute a GraphQL operation (for a subscription: until it ended), seconds.",
       labelNames: ["operationName", "operationType"],
     },
@@ -412,7 +412,7 @@ export function createMetrics(sources: MetricsSources): GatewayMetrics {
   >({
     registry,
     counter: {
-      name: "graphql_envelop_error_result",
+      name: "prospero_graphql_errors_total",
       help: "Errors in GraphQL results, by operation name, type and phase (parse, validate, context, execute, subscribe).",
       labelNames: ["operationName", "operationType", "phase"],
     },

@@ -368,9 +368,11 @@ describe("RUN_FAILED: a run that failed, crashed or timed out", () => {
     expect(await h.app.db.prisma.inboxItem.count({ where: { agentId: l.agentId } })).toBe(1);
   }, 40_000);
 
-  it("a failed attempt that the queue retries closes by itself: retried as attempt 2", async () => {
+  it("a failed attempt that the queue retries opens nothing and notifies nobody; a launch that fails for good does", async () => {
     const h = await startAppHarness();
     onCleanup(() => h.close());
+    const notes: Notification[] = [];
+    h.app.notifier.on((n) => notes.push(n));
     const { launch } = await h.app.queue.enqueue(
       request(`flaky ${Math.random()} fake:provider-error=429 fake:fail-first=1`, {
         retry: { maxAttempts: 2, backoffMs: 200, maxBackoffMs: 1_000 },
@@ -384,18 +386,26 @@ describe("RUN_FAILED: a run that failed, crashed or timed out", () => {
       return l.state === "SUCCEEDED" ? l : null;
     }, 20_000);
     const first = done.attempts.find((a) => a.n === 1)!.agentId!;
-    const f = await waitFor(
-      () => h.app.db.prisma.inboxItem.findFirst({ where: { agentId: first, state: "CLOSED" } }),
-      10_000,
-      "the first attempt's item closed",
+    // The last launch's (below) item shows the inbox has seen everything before it.
+    const { launch: bad } = await h.app.queue.enqueue(
+      request(`broken ${Math.random()} fake:provider-error=401`, {
+        retry: { maxAttempts: 3, backoffMs: 200, maxBackoffMs: 1_000 },
+      }),
     );
-    expect(f).toMatchObject({
-      kind: "RUN_FAILED",
-      resolution: "RESOLVED",
-      closeReason: "retried as attempt 2",
-      launchId: launch.id,
-    });
-    expect(await h.app.inbox.openCount(null)).toBe(0);
+    const f = await waitFor(
+      () => h.app.db.prisma.inboxItem.findFirst({ where: { kind: "RUN_FAILED", launchId: bad.id } }),
+      20_000,
+      "the failed launch's item",
+    );
+    const failed = await h.app.db.prisma.launch.findUniqueOrThrow({ where: { id: bad.id } });
+    expect(failed.state).toBe("FAILED");
+    expect(f).toMatchObject({ state: "OPEN", agentId: failed.agentId });
+    expect(f.body).toContain("401");
+    await waitFor(() => notes.some((n) => n.type === "run.failed" && n.inboxItemId === f.id), 5_000);
+    // The retried attempt: no item, no notification, at any time.
+    expect(await h.app.db.prisma.inboxItem.count({ where: { agentId: first } })).toBe(0);
+    expect(notes.filter((n) => n.agentId === first)).toEqual([]);
+    expect(await h.app.inbox.openCount(null)).toBe(1);
   }, 40_000);
 });
 

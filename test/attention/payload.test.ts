@@ -112,6 +112,30 @@ describe("Slack body", () => {
     expect(JSON.parse(renderBody("SLACK", runFailed, "http://127.0.0.1:7878"))).toEqual(s);
   });
 
+  it("escapes the push-notification text too: agent text cannot mention @channel or make a link", () => {
+    const s = slackBodyOf({ ...runFailed, title: "<!channel> see <http://evil.example|click> & pay" }, null);
+    expect(s.text).toBe("&lt;!channel&gt; see &lt;http://evil.example|click&gt; &amp; pay");
+    expect(s.blocks[0]).toEqual({
+      type: "section",
+      text: {
+        type: "mrkdwn",
+        text: ":x: *&lt;!channel&gt; see &lt;http://evil.example|click&gt; &amp; pay*",
+      },
+    });
+  });
+
+  it("cuts a long message only between entities (never `&am…`), within Slack's section limit", () => {
+    for (const pad of ["", "x", "xx", "xxx", "xxxx"]) {
+      const s = slackBodyOf({ ...runFailed, message: pad + "&<>".repeat(1_300) }, null);
+      const text = (s.blocks[1] as { text: { text: string } }).text.text;
+      expect(text.length, pad).toBeLessThanOrEqual(2_900);
+      expect(text.endsWith("…"), pad).toBe(true);
+      // Every `&` starts a whole entity: nothing of the message is left half-escaped.
+      expect(text.slice(0, -1).replace(/&(amp|lt|gt);/g, ""), pad).not.toContain("&");
+      expect(text.startsWith(`${pad}&amp;&lt;&gt;`), pad).toBe(true);
+    }
+  });
+
   it("leaves out an empty message and the button without a public URL", () => {
     const s = slackBodyOf({ ...runFailed, message: "  " }, null);
     expect(s.blocks.map((b) => b.type)).toEqual(["section", "context"]);

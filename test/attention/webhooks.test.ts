@@ -2,9 +2,11 @@
  * Webhook delivery (issue 15 item 3, src/attention/webhooks.ts) against REAL HTTP receivers on
  * loopback (node:http on port 0) and real SQLite stores: signatures a receiver verifies with the
  * shared secret, retries through the backoff (a hand-moved clock, test/helpers/manual-clock.ts),
- * final failure, timeouts, a 10 MB answer read only in part, redirects, event filters, one attempt
- * per hook and `concurrency` in all, stop/restart (of the service, and of a whole gateway on the
- * same data dir), disable/delete, and the URL rules.
+ * final failure, timeouts, a 10 MB answer read only in part, redirects (a malformed `Location`
+ * too, with logs naming the hook by its origin only), event filters, one attempt per hook and
+ * `concurrency` in all, stop/restart (of the service, and of a whole gateway on the same data
+ * dir), disable/delete, and the URL rules (the self check again before each attempt: DNS
+ * rebinding).
  */
 import fs from "node:fs";
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
@@ -355,6 +357,82 @@ describe("webhook delivery", () => {
       "HTTP 302 Found: redirects are not followed (to http://127.0.0.1:1); register the final URL",
     );
     expect(rx.requests.map((r) => r.path)).toEqual(["/hook"]);
+  });
+
+  it("a 3xx with a malformed Location is a counted, backed-off failed attempt; FAILED after maxAttempts; logs name the origin only", async () => {
+    const clock = new ManualClock(T0);
+    const rx = await receiver((_req, res) => {
+      res.writeHead(302, { location: "http://[::1" });
+      res.end();
+    });
+    const s = await service(tmpDir(), clock, { maxAttempts: 3 });
+    // A Slack-like URL: its path is the credential.
+    const secretPath = "/services/T0123ABCD/B0456EFGH/xoxSecretPathToken1234";
+    const url = `http://127.0.0.1:${rx.port}${secretPath}`;
+    const { webhook } = await s.svc.create(
+      { name: "moved", url, events: ["run.failed"], format: "SLACK" },
+      "a",
+    );
+    s.notifier.emit(note());
+    const first = await oneDelivery(s, webhook.id, (d) => d.attempts === 1 && clock.pending().length === 1);
+    expect(first).toMatchObject({
+      state: "PENDING",
+      lastStatus: 302,
+      lastError: "HTTP 302 Found: redirects are not followed; register the final URL",
+    });
+    // Backed off like any failure (0.5–1 s), not retried at once.
+    expect(first.nextAttemptAt!.getTime() - T0).toBeGreaterThanOrEqual(500);
+    expect(rx.requests).toHaveLength(1);
+    advance(clock);
+    await oneDelivery(s, webhook.id, (d) => d.attempts === 2 && clock.pending().length === 1);
+    advance(clock);
+    const d = await oneDelivery(s, webhook.id, (x) => x.state === "FAILED");
+    expect(d).toMatchObject({ attempts: 3, lastStatus: 302, nextAttemptAt: null });
+    expect(clock.pending()).toEqual([]);
+    expect(rx.requests).toHaveLength(3);
+    const log = s.lines.join("");
+    expect(log).toContain("no attempts left");
+    expect(log).not.toContain("failed unexpectedly");
+    expect(log).not.toContain(secretPath);
+    expect(log).not.toContain("xoxSecretPathToken1234");
+  });
+
+  it("refuses an attempt when the hook's host name now resolves to this gateway (DNS rebinding), never sending it", async () => {
+    const clock = new ManualClock(T0);
+    // The receiver plays the gateway: its port is the "gateway's" port.
+    const gateway = await receiver(answer(200));
+    let answerOf = "192.0.2.1";
+    const lookups: string[] = [];
+    const lookup = (host: string): Promise<string[]> => {
+      lookups.push(host);
+      return Promise.resolve([answerOf]);
+    };
+    // The same (fake) DNS for the connection: a name resolving to 127.0.0.1 reaches the gateway.
+    const viaDns: typeof fetch = (input, init) => {
+      const target = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+      return fetch(target.replace("hooks.example.test", answerOf), init);
+    };
+    const s = await service(tmpDir(), clock, {
+      lookup,
+      fetch: viaDns,
+      selfAddresses: () => ({ hosts: ["127.0.0.1"], port: gateway.port }),
+    });
+    const url = `http://hooks.example.test:${gateway.port}/hook`;
+    const { webhook } = await s.svc.create(
+      { name: "rebind", url, events: ["run.failed"], format: "JSON" },
+      "a",
+    );
+    expect(lookups).toEqual(["hooks.example.test"]);
+    answerOf = "127.0.0.1";
+    s.notifier.emit(note());
+    const d = await oneDelivery(s, webhook.id, (x) => x.attempts === 1);
+    expect(d).toMatchObject({
+      state: "PENDING",
+      lastStatus: null,
+      lastError: `the URL now resolves to this gateway (127.0.0.1:${gateway.port}); refused`,
+    });
+    expect(lookups).toEqual(["hooks.example.test", "hooks.example.test"]);
+    expect(gateway.requests).toEqual([]);
   });
 
   it("delivers only the types in a hook's events, and a notification once per hook", async () => {

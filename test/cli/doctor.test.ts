@@ -18,7 +18,7 @@ import {
   parseThreshold,
   thresholdText,
 } from "../../src/cli/commands/doctor.js";
-import { healthCheck } from "../../src/attention/thresholds.js";
+import { HEALTH_CHECKS, healthCheck } from "../../src/attention/thresholds.js";
 
 const GiB = 1024 ** 3;
 const PiB = 1024 ** 5;
@@ -110,7 +110,13 @@ describe("prospero doctor", () => {
     const r = await cli(h.url, ["doctor"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^healthy: all \d+ checks pass · checked \S+ \(\d+s ago\)$/m);
+    // Counted by the catalogue (nine checks), not by result rows: agent_stuck has none without a
+    // running agent, and passes.
+    expect(HEALTH_CHECKS).toHaveLength(9);
+    expect(r.stdout).toMatch(/^healthy: all 9 checks pass \(\d+ results\) · checked \S+ \(\d+s ago\)$/m);
+    expect(r.stdout).toMatch(
+      /^ok\s+agent_stuck\s+none\s+—\s+10m\s+—\s+no running agents: nothing to check$/m,
+    );
     expect(r.stdout).not.toMatch(/FAIL/);
     expect(r.stdout).toMatch(/^thresholds$/m);
     expect(r.stdout).toMatch(/^CHECK\s+THRESHOLD\s+DEFAULT\s+RANGE\s+WHAT IT WATCHES$/m);
@@ -133,7 +139,7 @@ describe("prospero doctor", () => {
 
     const r = await cli(h.url, ["doctor"]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^1 of \d+ checks failing · checked /);
+    expect(r.stdout).toMatch(/^1 of 9 checks failing \(1 of \d+ results\) · checked /);
     const rows = r.stdout.split("\n");
     const head = rows.findIndex((l) => /^\s+CHECK\s+SUBJECT\s+VALUE\s+THRESHOLD\s+SINCE\s+MESSAGE$/.test(l));
     expect(head).toBeGreaterThanOrEqual(0);
@@ -181,6 +187,33 @@ describe("prospero doctor", () => {
     expect(h.app.monitor.thresholds()).toEqual(before);
   });
 
+  it("a token limited to workspaces: the checks it sees are counted, the fleet-wide ones named as not shown", async () => {
+    const demo = await h.createToken({ name: "doctor-viewer-demo", role: "VIEWER", workspaces: ["demo"] });
+    const r = await cli(h.url, ["doctor"], { PROSPERO_TOKEN: demo });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^healthy: all 4 checks visible to this token pass \(3 results\) · checked /);
+    expect(r.stdout).toMatch(
+      /^ok\s+agent_stuck\s+none\s+.*no running agents in its workspaces: nothing to check$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^not shown: the fleet-wide checks \(ingest_lag, queue_wait, data_disk_free, database_size, event_growth\) need a token not limited to workspaces; this one is limited to workspace demo$/m,
+    );
+    expect(r.stdout).not.toMatch(/^ok\s+data_disk_free\s/m);
+  });
+
+  it("a token limited to a workspace that does not exist sees no check, and is told so (not 'all 0 checks pass')", async () => {
+    const ghost = await h.createToken({ name: "doctor-viewer-ghost", role: "VIEWER", workspaces: ["ghost"] });
+    const r = await cli(h.url, ["doctor"], { PROSPERO_TOKEN: ghost });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^no checks visible to this token: it is limited to workspace ghost, which is not registered · checked /,
+    );
+    expect(r.stdout).not.toMatch(/all 0 checks|healthy/);
+    expect(r.stdout).not.toMatch(/^\s+CHECK\s+SUBJECT/m);
+  });
+
   it("a viewer may run doctor but not set a threshold (exit 6)", async () => {
     const viewer = await h.createToken({ name: "doctor-viewer", role: "VIEWER" });
     const d = await cli(h.url, ["doctor"], { PROSPERO_TOKEN: viewer });
@@ -188,6 +221,18 @@ describe("prospero doctor", () => {
     const before = h.app.monitor.thresholds();
     const s = await cli(h.url, ["health", "set", "queue_wait", "1h"], { PROSPERO_TOKEN: viewer });
     expect(s.code).toBe(6);
+    expect(h.app.monitor.thresholds()).toEqual(before);
+  });
+
+  it("an admin limited to a workspace may not set a threshold (exit 6), told that thresholds need an unlimited admin", async () => {
+    const limited = await h.createToken({ name: "doctor-admin-demo", role: "ADMIN", workspaces: ["demo"] });
+    const before = h.app.monitor.thresholds();
+    const s = await cli(h.url, ["health", "set", "queue_wait", "1h"], { PROSPERO_TOKEN: limited });
+    expect(s.code).toBe(6);
+    expect(s.stdout).toBe("");
+    expect(s.stderr).toMatch(
+      /needs an admin token not limited to workspaces \(.*\bhealth thresholds\b.*\); token doctor-admin-demo is limited/,
+    );
     expect(h.app.monitor.thresholds()).toEqual(before);
   });
 

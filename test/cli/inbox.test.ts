@@ -109,7 +109,8 @@ describe("an interactive agent's question in the inbox", () => {
     expect(r.stdout).toMatch(row);
     // The question itself, under its row, and the command that answers it.
     expect(r.stdout).toMatch(/^ {4}│ The README says hello\. Done\.$/m);
-    expect(r.stdout).toContain(`prospero answer ${first.itemId} "…"`);
+    expect(r.stdout).toMatch(new RegExp(`^ {4}→ .+: prospero answer ${first.itemId} "<text>"$`, "m"));
+    expect(r.stdout).not.toContain('"…"');
   });
 
   it("--kind and --workspace filter; a kind with nothing open lists nothing", async () => {
@@ -149,6 +150,26 @@ describe("an interactive agent's question in the inbox", () => {
     expect(all.stdout).toMatch(new RegExp(`^${first.itemId}\\s+question\\s+\\S+\\s+answered by \\S+`, "m"));
     const closed = (await itemsOf(agent, ["--all"])).find((n) => n.itemId === first.itemId);
     expect(closed).toMatchObject({ state: "CLOSED", resolution: "ANSWERED" });
+  });
+
+  it("an answer starting with - goes after --; without it, it is refused as an unknown option (exit 2), nothing sent", async () => {
+    const q = await questionOf(agent, first.itemId);
+    const before = h.d.daemon.requests.length;
+    const bare = await cli(h.url, ["answer", q.itemId, "-1 is the answer"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe("");
+    expect(bare.stderr).toMatch(/unknown option '-1 is the answer'/);
+    expect(h.d.daemon.requests.slice(before).filter((x) => JSON.stringify(x).includes("-1 is"))).toEqual([]);
+    expect((await itemsOf(agent)).find((n) => n.itemId === q.itemId)?.state).toBe("OPEN");
+
+    const r = await cli(h.url, ["answer", q.itemId, "--", "-1 is the answer"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(`^answered ${q.itemId} · question in demo/${agent} · sent to agent ${agent}$`, "m"),
+    );
+    const next = await questionOf(agent, q.itemId);
+    expect(next.body).toContain("You said: -1 is the answer");
   });
 
   it("answering a closed item prints why and exits 4; nothing is sent", async () => {
@@ -249,7 +270,7 @@ describe("a plan in the inbox", () => {
     expect(r.stdout).toMatch(new RegExp(`^${plan.itemId}\\s+plan\\s+demo/${agent}\\s+open\\s`, "m"));
     expect(r.stdout).toMatch(/^ {4}│ ## Plan$/m);
     expect(r.stdout).toMatch(/^ {4}│ 1\. Read README\.md$/m);
-    expect(r.stdout).toContain(`prospero approve ${plan.itemId} or prospero answer ${plan.itemId} "…"`);
+    expect(r.stdout).toContain(`prospero approve ${plan.itemId} or prospero answer ${plan.itemId} "<text>"`);
     const ok = await cli(h.url, ["approve", plan.itemId]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe(

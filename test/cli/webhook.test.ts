@@ -9,14 +9,20 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "commander";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { cli, cliJson, closedPort } from "./run-cli.js";
-import { collectEvents, eventName, parseFormat, parseHookUrl } from "../../src/cli/commands/webhook.js";
+import {
+  collectEvents,
+  eventName,
+  parseFormat,
+  parseHookUrl,
+  parseTestWait,
+} from "../../src/cli/commands/webhook.js";
 
 describe("command-line values of the webhook commands", () => {
   it("--event: notification names (or the schema's), comma-separated and repeatable; not ping", () => {
@@ -52,6 +58,14 @@ describe("command-line values of the webhook commands", () => {
     expect(() => parseHookUrl("ftp://example.com/x")).toThrow(/must be http:\/\/ or https:\/\/, got "ftp"/);
     expect([parseFormat("json"), parseFormat("Slack")]).toEqual(["JSON", "SLACK"]);
     expect(() => parseFormat("xml")).toThrow(InvalidArgumentError);
+  });
+
+  it("test --wait: a duration from 1 s to 5 min", () => {
+    expect(["1s", "3s", "90s", "5m", "2000"].map(parseTestWait)).toEqual([1000, 3000, 90_000, 300_000, 2000]);
+    for (const bad of ["", "0", "999", "6m", "soon", "-1s", "1.5s"]) {
+      expect(() => parseTestWait(bad), bad).toThrow(InvalidArgumentError);
+    }
+    expect(() => parseTestWait("6m")).toThrow(/^--wait must be from 1 s to 5 min .*got "6m"$/);
   });
 });
 
@@ -233,6 +247,39 @@ describe("a receiver that cannot be reached, a secret from a file", () => {
     expect((await cli(h.url, ["webhook", "rm", id])).code).toBe(0);
   }, 40_000);
 
+  it("a receiver that never answers: test exits 1 once its wait is over, saying the ping was not delivered", async () => {
+    // Accepts connections and reads the request, never answers (the gateway's attempt stays in
+    // flight until its 10 s timeout, longer than the wait).
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((s) => {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => sockets.delete(s));
+      s.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/silent`;
+      const add = await cli(h.url, ["webhook", "add", url, "--event", "run.failed"]);
+      expect(add.code).toBe(0);
+      const id = /created webhook ([0-9a-f]{12}) /.exec(add.stderr)![1]!;
+      // 3 s of readings every 200 ms on one abort signal (a listener per reading used to pile up).
+      const t = await cli(h.url, ["webhook", "test", id, "--wait", "3s"]);
+      expect(t.stderr).not.toMatch(/MaxListenersExceededWarning/);
+      expect(t.stderr).toBe("");
+      expect(t.code).toBe(1);
+      expect(t.stdout).toMatch(
+        /^ping not delivered within 3s: delivery [0-9a-f]{12} is still PENDING with no attempt finished \(the receiver has not answered yet, or another delivery to this webhook is in flight\); its attempts go on$/m,
+      );
+      expect(t.stdout).toContain(`its deliveries: prospero webhook show ${id}`);
+      expect(sockets.size).toBeGreaterThan(0);
+      expect((await cli(h.url, ["webhook", "rm", id])).code).toBe(0);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 30_000);
+
   it("--secret-file: signs with that secret, which is not printed", async () => {
     const file = path.join(h.d.ws.tmp, "hook-secret");
     const mine = "file-secret-0123456789abcdef";
@@ -306,6 +353,23 @@ describe("bad input", () => {
     });
     expect(r.code).toBe(6);
     expect(r.stdout).toBe("");
+    expect(await hookCount()).toBe(before);
+  });
+
+  it("an admin limited to a workspace is refused (exit 6), told that webhooks need an unlimited admin", async () => {
+    const limited = await h.createToken({ name: "hook-admin-demo", role: "ADMIN", workspaces: ["demo"] });
+    const before = await hookCount();
+    for (const args of [
+      ["webhook", "add", hookUrl, "--event", "run.failed"],
+      ["webhook", "ls"],
+    ]) {
+      const r = await cli(h.url, args, { PROSPERO_TOKEN: limited });
+      expect(r.code, args.join(" ")).toBe(6);
+      expect(r.stdout, args.join(" ")).toBe("");
+      expect(r.stderr, args.join(" ")).toMatch(
+        /needs an admin token not limited to workspaces \(.*\bwebhooks\b.*\); token hook-admin-demo is limited/,
+      );
+    }
     expect(await hookCount()).toBe(before);
   });
 });

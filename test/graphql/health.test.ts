@@ -201,9 +201,16 @@ describe("setHealthThreshold", () => {
     const low = await setThreshold({ check: "QUEUE_WAIT", value: 5 });
     expect(low).toMatchObject({ __typename: "ValidationError", code: "BAD_USER_INPUT" });
     expect(low.fieldErrors).toEqual([
-      { path: ["input", "value"], message: "must be a number from 1000 to 2592000000 (ms) for queue_wait" },
+      {
+        path: ["input", "value"],
+        message: "must be a whole number from 1000 to 2592000000 (ms) for queue_wait",
+      },
     ]);
     expect(await lastAudit()).toMatchObject({ result: "BAD_USER_INPUT", denied: false });
+    // Whole numbers only: 100.5 events/h would be shown as one value and compared as another.
+    const fractional = await setThreshold({ check: "EVENT_GROWTH", value: 100.5 });
+    expect(fractional).toMatchObject({ __typename: "ValidationError", code: "BAD_USER_INPUT" });
+    expect(fractional.fieldErrors?.map((f) => f.path)).toEqual([["input", "value"]]);
     const unknown = await setThreshold({ check: "UNKNOWN", value: 5 });
     expect(unknown).toMatchObject({ __typename: "ValidationError", code: "BAD_USER_INPUT" });
     expect(unknown.fieldErrors?.map((f) => f.path)).toEqual([["input", "check"]]);

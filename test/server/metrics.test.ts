@@ -128,9 +128,9 @@ const FAMILIES: [string, PrometheusFamily["type"]][] = [
   ["prospero_queue_timeouts_total", "COUNTER"],
   ["prospero_queue_oldest_wait_seconds", "GAUGE"],
   ["prospero_webhook_deliveries", "GAUGE"],
-  ["graphql_envelop_request", "COUNTER"],
-  ["graphql_envelop_request_duration", "HISTOGRAM"],
-  ["graphql_envelop_error_result", "COUNTER"],
+  ["prospero_graphql_operations_total", "COUNTER"],
+  ["prospero_graphql_operation_duration_seconds", "HISTOGRAM"],
+  ["prospero_graphql_errors_total", "COUNTER"],
   ["process_cpu_user_seconds_total", "COUNTER"],
   ["process_resident_memory_bytes", "GAUGE"],
   ["nodejs_heap_size_used_bytes", "GAUGE"],
@@ -221,28 +221,32 @@ describe("GET /metrics on the gateway", () => {
     const text = await scrapeText(h.url, h.token);
     const fams = new Map(parsePrometheusTextFormat(text).map((f) => [f.name, f]));
     const op = { operationName: "MetricsProbe", operationType: "query" };
-    expect(value(fams, "graphql_envelop_request", op)).toBe(3);
+    expect(value(fams, "prospero_graphql_operations_total", op)).toBe(3);
     const labels = `operationName="MetricsProbe",operationType="query"`;
-    expect(sampleOf(text, "graphql_envelop_request_duration_count", labels)).toBe(3);
-    expect(sampleOf(text, "graphql_envelop_request_duration_bucket", `le="+Inf",${labels}`)).toBe(3);
+    expect(sampleOf(text, "prospero_graphql_operation_duration_seconds_count", labels)).toBe(3);
+    expect(sampleOf(text, "prospero_graphql_operation_duration_seconds_bucket", `le="+Inf",${labels}`)).toBe(
+      3,
+    );
     // Refused in validation: an error of that phase, never executed.
     expect(
-      value(fams, "graphql_envelop_error_result", { operationName: "MetricsBroken", phase: "validate" }),
+      value(fams, "prospero_graphql_errors_total", { operationName: "MetricsBroken", phase: "validate" }),
     ).toBe(1);
-    expect(value(fams, "graphql_envelop_request", { operationName: "MetricsBroken" })).toBeNaN();
+    expect(value(fams, "prospero_graphql_operations_total", { operationName: "MetricsBroken" })).toBeNaN();
   });
 
   it("operation names are a bounded label: past MAX_OPERATION_NAMES distinct names they count as `other`", async () => {
     for (let i = 0; i < MAX_OPERATION_NAMES + 20; i++) await h.gql(`query Many${i} { __typename }`);
     const fams = await scrape(h.url, h.token);
     const names = new Set(
-      (family(fams, "graphql_envelop_request").metrics as PrometheusSample[]).map(
+      (family(fams, "prospero_graphql_operations_total").metrics as PrometheusSample[]).map(
         (m) => m.labels?.operationName,
       ),
     );
     expect(names.size).toBeLessThanOrEqual(MAX_OPERATION_NAMES + 3); // + Anonymous, other, invalid
-    expect(value(fams, "graphql_envelop_request", { operationName: "other" })).toBeGreaterThanOrEqual(20);
-    expect(value(fams, "graphql_envelop_request", { operationName: "MetricsProbe" })).toBe(3);
+    expect(
+      value(fams, "prospero_graphql_operations_total", { operationName: "other" }),
+    ).toBeGreaterThanOrEqual(20);
+    expect(value(fams, "prospero_graphql_operations_total", { operationName: "MetricsProbe" })).toBe(3);
   });
 
   it("live WebSocket connections and subscriptions are gauges", async () => {

@@ -8,6 +8,12 @@
  * a script can run `prospero doctor || page-someone`), and the usual ones otherwise (exit.ts: 5 the
  * gateway cannot be reached, 6 the token is refused).
  *
+ * Its summary counts checks by the gateway's catalogue (the `thresholds` list, one per check), not
+ * result rows: a check about workspaces or agents with nothing to check this round (agent_stuck
+ * with no running agent) has no result and is listed as passing with why; a token limited to
+ * workspaces does not see the fleet-wide checks, and the summary says so (`checks visible to this
+ * token`, or `no checks visible to this token` when it sees no result at all).
+ *
  * Threshold values are read in the check's unit (src/attention/thresholds.ts HEALTH_CHECKS):
  * durations for `ms` checks (`90s`, `2m`, `1h`, `1d`; queue.ts {@link parseDuration}), sizes for
  * `bytes` checks (`512MiB`, `2GiB`, from the {@link BYTE_UNITS} table), a whole number for
@@ -17,6 +23,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import {
   HealthDocument,
   SetHealthThresholdDocument,
+  ViewerDocument,
   type HealthCheckKind,
   type HealthCheckResultFieldsFragment,
   type HealthThresholdFieldsFragment,
@@ -197,19 +204,131 @@ function failsWhen(k: HealthCheckKind): string {
   return spec ? (spec.direction === "max" ? "fails above it" : "fails below it") : "";
 }
 
-function resultRows(c: Colors, results: readonly HealthCheckResultFieldsFragment[]): string {
+/**
+ * The checks with a result per workspace or per agent, and why one has no result: nothing to check
+ * (for a token not limited to workspaces, and for one limited to some). The other checks are
+ * fleet-wide: one result each round, visible only to a token not limited to workspaces
+ * (src/schema/health-monitor.ts `resultVisible`; src/attention/monitor.ts makes the results).
+ */
+const PER_WORKSPACE: Partial<Record<HealthCheckKind, { all: string; limited: string }>> = {
+  DAEMON_UNREACHABLE: { all: "no workspace is registered", limited: "none of its workspaces is registered" },
+  AGENT_STUCK: { all: "no running agents", limited: "no running agents in its workspaces" },
+  WORKSPACE_DISK_FREE: {
+    all: "no workspace is registered",
+    limited: "none of its workspaces is registered",
+  },
+  WORKTREES_DISK_USED: {
+    all: "no workspace is registered",
+    limited: "none of its workspaces is registered",
+  },
+};
+
+/** One check as `doctor` counts it: its visible results, and why it has none (null when it has some). */
+export interface CheckSummary {
+  check: HealthCheckKind;
+  results: HealthCheckResultFieldsFragment[];
+  failing: number;
+  /** `no running agents`: why a visible check has no result (it then passes). */
+  none: string | null;
+}
+
+/** The checks `doctor` counts, and the ones this token cannot see. */
+export interface HealthSummary {
+  /** The checks visible to the token, in catalogue order. */
+  checks: CheckSummary[];
+  /** Fleet-wide checks hidden from a token limited to workspaces. */
+  hidden: HealthCheckKind[];
+}
+
+/**
+ * Group the visible results by check, over the gateway's catalogue (its thresholds, one per check,
+ * in catalogue order; a result of a check not among them is added after). `limitedTo` is the
+ * token's workspaces, null when not limited: then every check is visible, one without a result has
+ * nothing to check; a limited token sees the checks with a result and the per-workspace checks
+ * ({@link PER_WORKSPACE}), the fleet-wide ones are `hidden`.
+ */
+export function summarizeHealth(
+  results: readonly HealthCheckResultFieldsFragment[],
+  thresholds: readonly { check: HealthCheckKind }[],
+  limitedTo: readonly string[] | null,
+): HealthSummary {
+  const kinds: HealthCheckKind[] = [];
+  for (const k of [...thresholds.map((t) => t.check), ...results.map((r) => r.check)]) {
+    if (!kinds.includes(k)) kinds.push(k);
+  }
+  const checks: CheckSummary[] = [];
+  const hidden: HealthCheckKind[] = [];
+  for (const check of kinds) {
+    const rows = results.filter((r) => r.check === check);
+    const failing = rows.filter((r) => !r.ok).length;
+    const why = PER_WORKSPACE[check];
+    if (rows.length > 0) checks.push({ check, results: rows, failing, none: null });
+    else if (limitedTo === null) {
+      checks.push({ check, results: [], failing: 0, none: why?.all ?? "no result in the last round" });
+    } else if (why) checks.push({ check, results: [], failing: 0, none: why.limited });
+    else hidden.push(check);
+  }
+  return { checks, hidden };
+}
+
+/** `1 result`, `12 results`. */
+function resultsText(n: number): string {
+  return n === 1 ? "1 result" : `${n} results`;
+}
+
+/** `workspace demo`, `workspaces api, web`. */
+function workspacesText(names: readonly string[]): string {
+  return `${names.length === 1 ? "workspace" : "workspaces"} ${names.join(", ")}`;
+}
+
+/**
+ * The summary line of `doctor`: `healthy: all 9 checks pass (12 results)`, `1 of 9 checks failing
+ * (1 of 12 results)`, `… checks visible to this token …` for a limited token, or `no checks visible
+ * to this token` when it sees no result.
+ */
+export function summaryLine(c: Colors, s: HealthSummary, limitedTo: readonly string[] | null): string {
+  const results = s.checks.reduce((n, k) => n + k.results.length, 0);
+  const failingResults = s.checks.reduce((n, k) => n + k.failing, 0);
+  if (results === 0 && limitedTo !== null) {
+    return `${c.yellow("no checks visible to this token")}: it is limited to ${workspacesText(limitedTo)}, ${limitedTo.length === 1 ? "which is not registered" : "none of which is registered"}`;
+  }
+  const checks = s.checks.length;
+  const failing = s.checks.filter((k) => k.failing > 0).length;
+  const noun = `${checks === 1 ? "check" : "checks"}${limitedTo !== null ? " visible to this token" : ""}`;
+  if (failing === 0) {
+    return `${c.green("healthy")}: ${checks === 1 ? `the 1 ${noun} passes` : `all ${checks} ${noun} pass`} (${resultsText(results)})`;
+  }
+  return `${c.red(`${failing} of ${checks} ${noun} failing`)} (${failingResults} of ${resultsText(results)})`;
+}
+
+function resultRows(
+  c: Colors,
+  results: readonly HealthCheckResultFieldsFragment[],
+  empty: readonly { check: HealthCheckKind; none: string; threshold: string }[],
+): string {
   const now = Date.now();
   return table(
     ["", "CHECK", "SUBJECT", "VALUE", "THRESHOLD", "SINCE", "MESSAGE"].map((h) => c.dim(h)),
-    results.map((r) => [
-      r.ok ? c.green("ok") : c.red("FAIL"),
-      checkName(r.check),
-      r.subject ?? c.dim("fleet-wide"),
-      r.value !== null ? measuredText(r.value, r.unit) : c.dim("—"),
-      thresholdText(r.threshold, r.unit),
-      r.since !== null ? `${age(r.since, now)} ago` : c.dim("—"),
-      r.message,
-    ]),
+    [
+      ...results.map((r) => [
+        r.ok ? c.green("ok") : c.red("FAIL"),
+        checkName(r.check),
+        r.subject ?? c.dim("fleet-wide"),
+        r.value !== null ? measuredText(r.value, r.unit) : c.dim("—"),
+        thresholdText(r.threshold, r.unit),
+        r.since !== null ? `${age(r.since, now)} ago` : c.dim("—"),
+        r.message,
+      ]),
+      ...empty.map((e) => [
+        c.green("ok"),
+        checkName(e.check),
+        c.dim("none"),
+        c.dim("—"),
+        e.threshold,
+        c.dim("—"),
+        `${e.none}: nothing to check`,
+      ]),
+    ],
   );
 }
 
@@ -226,7 +345,11 @@ function thresholdRows(c: Colors, thresholds: readonly HealthThresholdFieldsFrag
   );
 }
 
-/** Print the health report (failing results first, then ok ones, then thresholds). */
+/**
+ * Print the health report: the summary by check (see {@link summaryLine}), failing results first,
+ * then ok ones, then the checks with nothing to check, a note on checks hidden from a limited token
+ * (`limitedTo`: its workspaces, null when not limited), then the thresholds.
+ */
 function printHealth(
   ctx: CliContext,
   h: {
@@ -235,19 +358,29 @@ function printHealth(
     results: readonly HealthCheckResultFieldsFragment[];
     thresholds: readonly HealthThresholdFieldsFragment[];
   },
+  limitedTo: readonly string[] | null,
 ): void {
   const { c } = ctx.out;
+  const summary = summarizeHealth(h.results, h.thresholds, limitedTo);
   const failing = h.results.filter((r) => !r.ok);
   const passing = h.results.filter((r) => r.ok);
   const when = h.checkedAt !== null ? ` · checked ${h.checkedAt} (${age(h.checkedAt)} ago)` : "";
-  ctx.out.line(
-    failing.length === 0
-      ? `${c.green("healthy")}: all ${h.results.length} checks pass${c.dim(when)}`
-      : `${c.red(`${failing.length} of ${h.results.length} checks failing`)}${c.dim(when)}`,
-  );
+  ctx.out.line(`${summaryLine(c, summary, limitedTo)}${c.dim(when)}`);
   if (h.results.length > 0) {
+    const empty = summary.checks.flatMap((k) => {
+      if (k.none === null) return [];
+      const t = h.thresholds.find((x) => x.check === k.check);
+      return [{ check: k.check, none: k.none, threshold: t ? thresholdText(t.value, t.unit) : c.dim("—") }];
+    });
     ctx.out.line();
-    ctx.out.line(resultRows(c, [...failing, ...passing]));
+    ctx.out.line(resultRows(c, [...failing, ...passing], empty));
+  }
+  if (summary.hidden.length > 0) {
+    ctx.out.line(
+      c.dim(
+        `not shown: the fleet-wide checks (${summary.hidden.map(checkName).join(", ")}) need a token not limited to workspaces; this one is limited to ${workspacesText(limitedTo ?? [])}`,
+      ),
+    );
   }
   ctx.out.line();
   ctx.out.line(c.bold("thresholds"));
@@ -266,13 +399,18 @@ export function registerDoctorCommands(program: Command): void {
     "print the health query's data as JSON on stdout (the exit code still says whether a check fails)",
   ).action(
     clientAction(async (ctx) => {
-      const data = await ctx.out.spin("running the health checks…", () =>
-        ctx.client.request(HealthDocument, { refresh: true }),
+      // Who asks (human output only): a token limited to workspaces sees fewer checks, and the
+      // summary says so.
+      const [data, viewer] = await ctx.out.spin("running the health checks…", () =>
+        Promise.all([
+          ctx.client.request(HealthDocument, { refresh: true }),
+          ctx.json ? Promise.resolve(null) : ctx.client.request(ViewerDocument),
+        ]),
       );
       const health = present(data.health, "health");
       const failing = health.results.some((r) => !r.ok);
       if (ctx.json) ctx.out.json(data);
-      else printHealth(ctx, safeData(health));
+      else printHealth(ctx, safeData(health), viewer === null ? null : safeData(viewer.viewer.workspaces));
       return failing ? EXIT.failure : EXIT.ok;
     }),
   );

@@ -145,11 +145,14 @@ function untilText(iso: string, now = Date.now()): string {
   return duration(Math.max(0, Date.parse(iso) - now));
 }
 
-/** What acting on an open item takes, as a command line: `answer: prospero answer <id> "…"`. */
+/**
+ * What acting on an open item takes, as a command line: `…: prospero answer <id> "<text>"`, with
+ * a placeholder that reads as one (a `"…"` copied as is was sent to the agent as the answer).
+ */
 function actionHint(i: InboxItemFieldsFragment): string {
   const cmds: string[] = [];
   if (i.canApprove) cmds.push(`prospero approve ${i.itemId}`);
-  if (i.canAnswer) cmds.push(`prospero answer ${i.itemId} "…"`);
+  if (i.canAnswer) cmds.push(`prospero answer ${i.itemId} "<text>"`);
   if (cmds.length === 0) cmds.push(`prospero ack ${i.itemId}`);
   return `${i.answerHint}: ${cmds.join(" or ")}`;
 }
@@ -304,7 +307,10 @@ export function registerInboxCommands(program: Command): void {
         "answer an agent's question (or send changes to its plan): the text goes to the agent as its next input",
       )
       .argument("<item>", "inbox item id (12 hex, as `prospero inbox` prints it)")
-      .argument("<text>", "what to tell the agent"),
+      .argument(
+        "<text>",
+        'what to tell the agent (one starting with - goes after --: answer <item> -- "-1")',
+      ),
     JSON_HELP,
   ).action(
     clientAction(async (ctx, item: string, text: string) => {
@@ -326,7 +332,10 @@ export function registerInboxCommands(program: Command): void {
         'approve an agent\'s plan: it is told to go ahead ("The plan is approved. Go ahead.", or your text)',
       )
       .argument("<item>", "inbox item id (12 hex, as `prospero inbox` prints it)")
-      .argument("[text]", "what to tell the agent instead of the default approval"),
+      .argument(
+        "[text]",
+        "what to tell the agent instead of the default approval (after -- when it starts with -)",
+      ),
     JSON_HELP,
   ).action(
     clientAction(async (ctx, item: string, text: string | undefined) => {

@@ -34,6 +34,8 @@ import { CliError, EXIT, present, unwrapResult, type ExitCode } from "../exit.js
 import { age, firstLine } from "../format.js";
 import { table, type Colors } from "../output.js";
 import { safeData, singleLine } from "../sanitize.js";
+import { durationText } from "./doctor.js";
+import { parseDuration } from "./queue.js";
 
 const JSON_HELP = "print the mutation result as JSON on stdout";
 
@@ -43,8 +45,19 @@ export const WEBHOOKS_PAGE = 50;
 /** Deliveries `webhook show` lists by default (newest first). */
 export const SHOW_DELIVERIES = 20;
 
-/** How long `webhook test` waits for the ping's first attempt to settle, ms (the gateway's delivery timeout is 10 s). */
+/**
+ * How long `webhook test` waits for the ping's first attempt to settle by default, ms: longer than
+ * the gateway's per-attempt timeout (10 s, src/attention/webhooks.ts DEFAULT_TIMEOUT_MS), so a
+ * receiver that never answers shows as a failed attempt unless another delivery holds the hook.
+ */
 export const TEST_WAIT_MS = 15_000;
+
+/** Bounds of `webhook test --wait`, ms: 1 s to 5 min. */
+export const TEST_WAIT_MIN_MS = 1_000;
+export const TEST_WAIT_MAX_MS = 300_000;
+
+/** Between two readings of the ping's delivery while `webhook test` waits, ms. */
+const TEST_POLL_MS = 200;
 
 /**
  * The event types a webhook may subscribe to (`--event`), as the schema names them. PING is left
@@ -249,35 +262,57 @@ function printHook(ctx: CliContext, w: NonNullable<WebhookQuery["webhook"]>): vo
     ctx.out.line(`    ${line}`);
 }
 
-/** Pause `ms` (aborted through `signal`: resolves at once). */
+/**
+ * `webhook test --wait`: a duration (queue.ts {@link parseDuration}: `5s`, `1m`; a bare number is
+ * ms) from {@link TEST_WAIT_MIN_MS} to {@link TEST_WAIT_MAX_MS}. Returns ms.
+ * @throws InvalidArgumentError for another form or a duration outside those bounds.
+ */
+export function parseTestWait(raw: string): number {
+  const ms = parseDuration("--wait", raw);
+  if (ms < TEST_WAIT_MIN_MS || ms > TEST_WAIT_MAX_MS) {
+    throw new InvalidArgumentError(
+      `--wait must be from 1 s to 5 min (e.g. 5s, 30s, 2m), got ${JSON.stringify(raw)}`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * Pause `ms`; an abort through `signal` resolves it at once. Its abort listener is removed when the
+ * pause ends either way: `webhook test` pauses every {@link TEST_POLL_MS} on one signal, and a
+ * listener left behind per pause made Node warn (MaxListenersExceededWarning) after 11 of them.
+ */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
   });
 }
 
 /**
  * The test delivery once its first attempt settled (state not PENDING, or an attempt made): read
- * from the webhook's latest deliveries every 200 ms, at most {@link TEST_WAIT_MS}; the last reading
- * is returned either way.
+ * from the webhook's latest deliveries every {@link TEST_POLL_MS}, for at most `waitMs`; the last
+ * reading is returned either way.
  */
 async function settled(
   ctx: CliContext,
   webhook: string,
   d: WebhookDeliveryFieldsFragment,
+  waitMs: number,
 ): Promise<WebhookDeliveryFieldsFragment> {
   let current = d;
-  const deadline = Date.now() + TEST_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   while (current.state === "PENDING" && current.attempts === 0 && Date.now() < deadline) {
-    await pause(200, ctx.signal);
+    await pause(Math.min(TEST_POLL_MS, Math.max(0, deadline - Date.now())), ctx.signal);
     if (ctx.signal.aborted) break;
     const data = await ctx.client.request(WebhookDocument, { id: webhook, deliveriesFirst: 10 });
     const hit = data.webhook?.deliveries.edges.find((e) => e.node.deliveryId === d.deliveryId);
@@ -446,18 +481,26 @@ export function registerWebhookCommands(program: Command): void {
     webhook
       .command("test")
       .description(
-        "send a ping to a webhook and wait for its first attempt (exit 1 when it failed); --json prints the delivery at once",
+        "send a ping to a webhook and wait for its first attempt: exit 0 when delivered, 1 when it failed or was not delivered within the wait; --json prints the delivery at once",
       )
-      .argument("<id>", "webhook id (12 hex)"),
+      .argument("<id>", "webhook id (12 hex)")
+      .option(
+        "--wait <duration>",
+        `how long to wait for the first attempt (1s to 5m; default ${TEST_WAIT_MS / 1000}s)`,
+        parseTestWait,
+      ),
     "print the mutation result as JSON on stdout at once (the delivery usually still PENDING)",
   ).action(
-    clientAction(async (ctx, id: string): Promise<ExitCode> => {
+    clientAction(async (ctx, id: string, flags: { wait?: number }): Promise<ExitCode> => {
+      const waitMs = flags.wait ?? TEST_WAIT_MS;
       const data = await ctx.client.request(TestWebhookDocument, { webhook: id });
       if (ctx.json) ctx.out.json(data);
       const r = safeData(unwrapResult(`webhook test ${id}`, data.testWebhook));
       if (ctx.json) return EXIT.ok;
       const { c } = ctx.out;
-      const d = safeData(await ctx.out.spin(`pinging webhook ${id}…`, () => settled(ctx, id, r.delivery)));
+      const d = safeData(
+        await ctx.out.spin(`pinging webhook ${id}…`, () => settled(ctx, id, r.delivery, waitMs)),
+      );
       const status = d.lastStatus !== null ? ` (HTTP ${d.lastStatus})` : "";
       const see = c.dim(`its deliveries: prospero webhook show ${id}`);
       if (d.state === "DELIVERED") {
@@ -466,11 +509,14 @@ export function registerWebhookCommands(program: Command): void {
         return EXIT.ok;
       }
       if (d.attempts === 0 && d.state === "PENDING") {
+        // Not delivered: the attempt is still in flight (a receiver slow to answer) or has not
+        // started (one attempt per webhook at a time). Exit 1, as docs/cli.md says: only a
+        // delivered ping is 0.
         ctx.out.line(
-          `ping queued as delivery ${c.bold(d.deliveryId)}, not attempted within ${TEST_WAIT_MS / 1000} s (another delivery to this webhook may be in flight)`,
+          `ping ${c.red("not delivered")} within ${durationText(waitMs)}: delivery ${c.bold(d.deliveryId)} is still ${deliveryState(c, d.state)} with no attempt finished (the receiver has not answered yet, or another delivery to this webhook is in flight); its attempts go on`,
         );
         ctx.out.line(see);
-        return EXIT.ok;
+        return EXIT.failure;
       }
       const next =
         d.state === "PENDING" && d.nextAttemptAt !== null ? ` · next attempt ${d.nextAttemptAt}` : "";
