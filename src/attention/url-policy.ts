@@ -182,3 +182,27 @@ export function displayUrl(url: string): string {
   const query = [...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=…`).join("&");
   return `${u.origin}${path}${query ? `?${query}` : ""}`;
 }
+
+/**
+ * The parts of a webhook URL that may be a credential, for redaction in quoted text (a receiver's
+ * error page often echoes the request path — Express's `Cannot POST /services/…`): the path with
+ * its query, the query alone, each token-like path segment ({@link displayUrl}'s rule) and each
+ * query value. Parts shorter than 4 characters are left out (they would redact ordinary words).
+ */
+export function urlSecretParts(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const parts = new Set<string>();
+  const pathQuery = `${u.pathname}${u.search}`;
+  if (pathQuery !== "/") parts.add(pathQuery);
+  if (u.search) parts.add(u.search);
+  for (const seg of u.pathname.split("/"))
+    if (/^[A-Za-z0-9_.-]{16,}$/.test(seg) && /[A-Za-z]/.test(seg) && /\d/.test(seg)) parts.add(seg);
+  for (const v of u.searchParams.values()) parts.add(v);
+  // Longest first, so a whole path is replaced before a segment inside it.
+  return [...parts].filter((p) => p.length >= 4).sort((a, b) => b.length - a.length);
+}

@@ -47,7 +47,13 @@ import { VERSION } from "../version.js";
 import type { Notifier } from "./notify.js";
 import { WEBHOOK_FORMATS, renderBody, requestHeaders, type WebhookFormat } from "./payload.js";
 import { NOTIFICATION_TYPES, type Notification, type NotificationType } from "./types.js";
-import { checkWebhookUrl, gatewayAddressOf, systemLookup, type HostLookup } from "./url-policy.js";
+import {
+  checkWebhookUrl,
+  gatewayAddressOf,
+  systemLookup,
+  urlSecretParts,
+  type HostLookup,
+} from "./url-policy.js";
 
 /** Per-attempt timeout by default, ms. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -702,7 +708,7 @@ export class WebhookService {
     row: WebhookDelivery,
     controller: AbortController,
   ): Promise<AttemptResult> {
-    const hide = [hook.secret, hook.url];
+    const hide = [hook.secret, hook.url, ...urlSecretParts(hook.url)];
     try {
       const refused = await this.refusal(hook);
       // Stopped or deleted while resolving: nothing to record.
@@ -766,7 +772,7 @@ export class WebhookService {
     row: WebhookDelivery,
     controller: AbortController,
   ): Promise<AttemptResult> {
-    const hide = [hook.secret, hook.url];
+    const hide = [hook.secret, hook.url, ...urlSecretParts(hook.url)];
     const timestampS = Math.floor(this.clock.now() / 1000);
     const headers = requestHeaders({
       eventType: row.eventType,

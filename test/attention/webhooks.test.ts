@@ -254,6 +254,30 @@ describe("webhook delivery", () => {
     expect(s.lines.join("")).not.toContain(secret);
   });
 
+  it("a receiver's error page echoing the request path does not put a secret path into lastError or the log", async () => {
+    const clock = new ManualClock(T0);
+    // Express's default 404 quotes the path: for a Slack-style URL that is the hook's credential.
+    const rx = await receiver((req, res) => {
+      res.statusCode = 404;
+      res.end(`<pre>Cannot POST ${req.url}</pre>`);
+    });
+    const token = "xoxSecretPathToken1234";
+    const url = `http://127.0.0.1:${rx.port}/services/T0123ABCD/B0123ABCD/${token}?sig=abcd1234`;
+    const s = await service(tmpDir(), clock, { maxAttempts: 1 });
+    const { webhook } = await s.svc.create(
+      { name: "slack", url, events: ["run.failed"], format: "SLACK" },
+      "alice",
+    );
+    s.notifier.emit(note());
+    const d = await oneDelivery(s, webhook.id, (x) => x.state === "FAILED");
+    expect(d.lastStatus).toBe(404);
+    expect(d.lastError).toBe("HTTP 404 Not Found: <pre>Cannot POST [redacted]</pre>");
+    for (const secretPart of [token, "/services/T0123ABCD", "abcd1234"]) {
+      expect(d.lastError).not.toContain(secretPart);
+      expect(s.lines.join("")).not.toContain(secretPart);
+    }
+  });
+
   it("records a refused connection as a failed attempt without a status", async () => {
     const clock = new ManualClock(T0);
     // A port that was just free: nothing listens there.
