@@ -162,6 +162,14 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
+ * Whether a URL path segment looks like a token: 16 or more of `A–Z a–z 0–9 _ - .` with letters
+ * and digits both present (Slack's and Discord's hook URLs carry their secret that way).
+ */
+function isTokenLike(seg: string): boolean {
+  return /^[A-Za-z0-9_.-]{16,}$/.test(seg) && /[A-Za-z]/.test(seg) && /\d/.test(seg);
+}
+
+/**
  * A webhook URL as the API shows it: origin and path, with every path segment that looks like a
  * token (16 or more of `A–Z a–z 0–9 _ - .`, letters and digits both present — Slack's and
  * Discord's hook URLs carry their secret that way) and every query value replaced by `…`. The
@@ -177,7 +185,7 @@ export function displayUrl(url: string): string {
   }
   const path = u.pathname
     .split("/")
-    .map((seg) => (/^[A-Za-z0-9_.-]{16,}$/.test(seg) && /[A-Za-z]/.test(seg) && /\d/.test(seg) ? "…" : seg))
+    .map((seg) => (isTokenLike(seg) ? "…" : seg))
     .join("/");
   const query = [...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=…`).join("&");
   return `${u.origin}${path}${query ? `?${query}` : ""}`;
@@ -200,8 +208,7 @@ export function urlSecretParts(url: string): string[] {
   const pathQuery = `${u.pathname}${u.search}`;
   if (pathQuery !== "/") parts.add(pathQuery);
   if (u.search) parts.add(u.search);
-  for (const seg of u.pathname.split("/"))
-    if (/^[A-Za-z0-9_.-]{16,}$/.test(seg) && /[A-Za-z]/.test(seg) && /\d/.test(seg)) parts.add(seg);
+  for (const seg of u.pathname.split("/")) if (isTokenLike(seg)) parts.add(seg);
   for (const v of u.searchParams.values()) parts.add(v);
   // Longest first, so a whole path is replaced before a segment inside it.
   return [...parts].filter((p) => p.length >= 4).sort((a, b) => b.length - a.length);

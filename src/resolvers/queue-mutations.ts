@@ -28,7 +28,7 @@ import {
 } from "../schema/enums.js";
 import { BudgetRef, CapRef, QUEUE_ID, budgetVisible, capVisible } from "../schema/launch.js";
 import { DAEMON_ERRORS, domain, mutationErrors as errors } from "../schema/errors.js";
-import { Conflict, InvalidState, NotFound, ValidationFailed } from "../errors.js";
+import { Conflict, InvalidState, NotFound } from "../errors.js";
 import { SPAWN_VALIDATORS } from "./mutation.js";
 import {
   NO_RETRY,
@@ -544,25 +544,6 @@ function toSpec(s: SpawnArg): Omit<SpawnOptions, "workspace" | "clientRequestId"
   };
 }
 
-/**
- * Like {@link domain}, for services that may already report paths from the mutation's argument
- * (`["input", …]`, design-14): those are kept as they are instead of getting a second `input`.
- */
-function queueDomain<T>(fn: () => Promise<T>): Promise<T> {
-  return domain(async () => {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof ValidationFailed && err.issues.some((i) => i.path[0] === "input")) {
-        throw new ValidationFailed(
-          err.issues.map((i) => ({ ...i, path: i.path[0] === "input" ? i.path.slice(1) : i.path })),
-        );
-      }
-      throw err;
-    }
-  });
-}
-
 /** The scope rule of setCap / setBudget: admin; within the workspace for WORKSPACE, unlimited otherwise. */
 function adminOfScope(scope: string, key: string | null | undefined) {
   if (scope !== "WORKSPACE") return { role: "admin" as const, allWorkspaces: true };
@@ -587,7 +568,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", workspace: input.workspace }),
     args: { input: t.arg({ type: EnqueueLaunchInput, required: true, description: "What to launch." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const res = await ctx.queue.enqueue({
           spec: {
             workspace: input.workspace,
@@ -614,7 +595,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", launch: input.launchId }),
     args: { input: t.arg({ type: CancelLaunchInput, required: true, description: "The launch." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const l = await ctx.queue.cancel(input.launchId, by(ctx));
         return { launchId: l.id, workspace: l.workspace };
       }),
@@ -627,7 +608,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => adminOfScope(input.scope, input.key),
     args: { input: t.arg({ type: SetCapInput, required: true, description: "The cap." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const scope = input.scope as CapScope;
         const cap = await ctx.queue.setCap({ scope, key: input.key ?? "", max: input.max ?? null }, by(ctx));
         return { cap, caps: ctx.queue.caps().filter((c) => capVisible(ctx.auth, c)) };
@@ -641,7 +622,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => adminOfScope(input.scope, input.key),
     args: { input: t.arg({ type: SetBudgetInput, required: true, description: "The budget." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const budget = await ctx.queue.setBudget(
           {
             scope: input.scope as BudgetScope,
@@ -664,7 +645,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: SetWorkspaceLaunchTimeoutInput, required: true, description: "The default." }),
     },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         await ctx.queue.setWorkspaceTimeout(input.workspace, input.timeoutMs ?? null);
         return { name: input.workspace };
       }),
@@ -677,7 +658,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", workspace: input.workspace }),
     args: { input: t.arg({ type: CreateScheduleInput, required: true, description: "The schedule." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const tpl = input.template;
         const template: ScheduleTemplate = {
           spec: { ...toSpec(tpl), frontmatterPath: null },
@@ -709,7 +690,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", schedule: input.scheduleId }),
     args: { input: t.arg({ type: PauseScheduleInput, required: true, description: "The schedule." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const sc = await ctx.schedules.pause(input.scheduleId, by(ctx));
         return { scheduleId: sc.id, workspace: sc.workspace };
       }),
@@ -722,7 +703,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", schedule: input.scheduleId }),
     args: { input: t.arg({ type: ResumeScheduleInput, required: true, description: "The schedule." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const sc = await ctx.schedules.resume(input.scheduleId, by(ctx));
         return { scheduleId: sc.id, workspace: sc.workspace };
       }),
@@ -735,7 +716,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", schedule: input.scheduleId }),
     args: { input: t.arg({ type: DeleteScheduleInput, required: true, description: "The schedule." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const sc = await ctx.schedules.remove(input.scheduleId, by(ctx));
         return { scheduleId: sc.id, workspace: sc.workspace };
       }),
@@ -748,7 +729,7 @@ builder.mutationFields((t) => ({
     authScopes: (_p, { input }) => ({ role: "operator", schedule: input.scheduleId }),
     args: { input: t.arg({ type: RunScheduleInput, required: true, description: "The schedule." }) },
     resolve: (_r, { input }, ctx) =>
-      queueDomain(async () => {
+      domain(async () => {
         const res = await ctx.schedules.runNow(input.scheduleId, by(ctx));
         return { scheduleId: res.schedule.id, launchId: res.launch.id, workspace: res.schedule.workspace };
       }),

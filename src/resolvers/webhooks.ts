@@ -52,25 +52,6 @@ function hookArg(raw: string | number): string {
   return id;
 }
 
-/**
- * Like {@link domain}, for the webhook service, whose ValidationFailed paths already start at
- * the mutation's argument (`["input", …]`): those are kept as they are.
- */
-function hookDomain<T>(fn: () => Promise<T>): Promise<T> {
-  return domain(async () => {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof ValidationFailed && err.issues.some((i) => i.path[0] === "input")) {
-        throw new ValidationFailed(
-          err.issues.map((i) => ({ ...i, path: i.path[0] === "input" ? i.path.slice(1) : i.path })),
-        );
-      }
-      throw err;
-    }
-  });
-}
-
 /** Notification types of an events argument (UNKNOWN stays `unknown`: the service refuses it). */
 const eventsArg = (events: readonly string[]): NotificationType[] => events as NotificationType[];
 
@@ -252,7 +233,7 @@ builder.mutationFields((t) => ({
     authScopes: FLEET_ADMIN,
     args: { input: t.arg({ type: CreateWebhookInput, required: true, description: "The webhook." }) },
     resolve: (_r, { input }, ctx) =>
-      hookDomain(async () => {
+      domain(async () => {
         const res = await ctx.webhooks.create(
           {
             name: input.name,
@@ -274,7 +255,7 @@ builder.mutationFields((t) => ({
     authScopes: FLEET_ADMIN,
     args: { input: t.arg({ type: UpdateWebhookInput, required: true, description: "The changes." }) },
     resolve: (_r, { input }, ctx) =>
-      hookDomain(async () => {
+      domain(async () => {
         const patch: WebhookPatch = {};
         if (input.name != null) patch.name = input.name;
         if (input.url != null) patch.url = input.url;
@@ -293,7 +274,7 @@ builder.mutationFields((t) => ({
     authScopes: FLEET_ADMIN,
     args: { input: t.arg({ type: DeleteWebhookInput, required: true, description: "The webhook." }) },
     resolve: (_r, { input }, ctx) =>
-      hookDomain(async () => {
+      domain(async () => {
         const h = await ctx.webhooks.remove(hookArg(input.webhook), ctx.auth.name);
         return { webhookId: h.id };
       }),
@@ -306,7 +287,7 @@ builder.mutationFields((t) => ({
     authScopes: FLEET_ADMIN,
     args: { input: t.arg({ type: TestWebhookInput, required: true, description: "The webhook." }) },
     resolve: (_r, { input }, ctx) =>
-      hookDomain(async () => {
+      domain(async () => {
         const d = await ctx.webhooks.test(hookArg(input.webhook), ctx.auth.name);
         return { deliveryId: d.id };
       }),

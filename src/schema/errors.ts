@@ -108,15 +108,19 @@ export function toDomainError(err: unknown): unknown {
 
 /**
  * Run a mutation's work `fn`, rethrowing failures as domain errors (see {@link toDomainError}).
- * Every mutation takes one `input:` argument, so a ValidationFailed from the domain (its paths are
- * relative to the input object) gets `input` prepended: the same paths input validation reports.
+ * Every mutation takes one `input:` argument, so a ValidationFailed from the domain whose paths are
+ * relative to the input object gets `input` prepended: the same paths input validation reports.
+ * Paths a service already reports from the argument (`["input", …]`: the queue, the schedules,
+ * the webhooks) are kept as they are. (No input type has a field named `input`.)
  */
 export async function domain<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof ValidationFailed) {
-      throw new ValidationFailed(err.issues.map((i) => ({ ...i, path: ["input", ...i.path] })));
+      throw new ValidationFailed(
+        err.issues.map((i) => ({ ...i, path: i.path[0] === "input" ? i.path : ["input", ...i.path] })),
+      );
     }
     throw toDomainError(err);
   }
