@@ -36,6 +36,7 @@ import { Notifier } from "./attention/notify.js";
 import { InboxService } from "./attention/inbox.js";
 import { HealthMonitor } from "./attention/monitor.js";
 import { WebhookService } from "./attention/webhooks.js";
+import { CaptureService } from "./capture/service.js";
 
 /** A running gateway process. */
 export interface App {
@@ -59,6 +60,8 @@ export interface App {
   webhooks: WebhookService;
   /** Notifications from the inbox and the monitor to the webhooks (issue 15). */
   notifier: Notifier;
+  /** Change capture: snapshots of runs' working trees, diffs, apply-as-branch (issue 16). */
+  capture: CaptureService;
   /** The bootstrap admin token's secret (kept in `<data dir>/admin-token`). */
   adminToken: string;
   /** The dashboard URL carrying the admin token (`<url>/?token=…`). */
@@ -143,6 +146,7 @@ export async function startApp(
   let inbox: InboxService | null = null;
   let monitor: HealthMonitor | null = null;
   let webhooks: WebhookService | null = null;
+  let capture: CaptureService | null = null;
   let stopRetention: (() => Promise<void>) | null = null;
   let stopDemo: (() => void) | null = null;
   let endpoint: { remove(): void } | null = null;
@@ -164,6 +168,8 @@ export async function startApp(
     await attempt("stopping the demo", () => stopDemo?.());
     // Attention before the queue and the fleet: it follows their events.
     await attempt("stopping the webhooks", () => webhooks?.stop());
+    // Change capture before the fleet: it follows its events and hooks its kills.
+    await attempt("stopping change capture", () => capture?.stop());
     await attempt("stopping the health monitor", () => monitor?.stop());
     await attempt("stopping the inbox", () => inbox?.stop());
     // Schedules and the queue before the fleet: they start runs through it.
@@ -378,6 +384,22 @@ export async function startApp(
     monitor = theMonitor;
     await theMonitor.start();
     await theWebhooks.start();
+    const theCapture = new CaptureService({
+      db: opened.prisma,
+      writer,
+      store,
+      bus,
+      fleet: theFleet,
+      log: logger.child({ module: "capture" }),
+      limits: {
+        maxFiles: config.captureMaxFiles,
+        maxFileBytes: config.captureMaxFileBytes,
+        maxBytes: config.captureMaxBytes,
+      },
+      retentionDays: config.retentionDays,
+    });
+    capture = theCapture;
+    await theCapture.start();
     abortPoint();
     services = {
       prisma: opened.prisma,
@@ -393,6 +415,7 @@ export async function startApp(
       monitor: theMonitor,
       webhooks: theWebhooks,
       notifier,
+      capture: theCapture,
     };
     tokens.onRevoked((id) => gw.live.closeToken(id));
     stopRetention = startRetention(
@@ -402,6 +425,7 @@ export async function startApp(
         { what: "browser sessions", prune: (cutoff) => tokens.pruneSessions(cutoff) },
         { what: "closed inbox items", prune: (cutoff) => theInbox.prune(cutoff) },
         { what: "webhook deliveries", prune: (cutoff) => theWebhooks.prune(cutoff) },
+        { what: "run snapshots", prune: (cutoff) => theCapture.prune(cutoff) },
       ],
       config.retentionDays,
       logger.child({ module: "retention" }),
@@ -449,6 +473,7 @@ export async function startApp(
       monitor: theMonitor,
       webhooks: theWebhooks,
       notifier,
+      capture: theCapture,
       adminToken: admin.secret,
       dashboardUrl,
       metricsUrl: metricsServer?.url ?? null,

@@ -92,6 +92,15 @@ export interface Config {
    * (`--inbox-escalate-after-ms`, default 24 h; 0 = never).
    */
   inboxEscalateAfterMs: number;
+  /**
+   * At most this many new or changed files go into one snapshot of a run's working tree; the rest
+   * are left out and the capture says so (`--capture-max-files`, default 5000; issue 16 item 1).
+   */
+  captureMaxFiles: number;
+  /** A file larger than this is left out of a snapshot, bytes (`--capture-max-file-bytes`, default 10 MiB). */
+  captureMaxFileBytes: number;
+  /** At most this many bytes of new or changed files go into one snapshot (`--capture-max-bytes`, default 100 MiB). */
+  captureMaxBytes: number;
 }
 
 /** One setting's description: its flag, env var and accepted form (used in error messages). */
@@ -347,6 +356,27 @@ const SETTINGS: readonly SettingSpec[] = [
     schema: intString(0, 2_592_000_000).refine((n) => n === 0 || n >= 60_000),
   },
   {
+    key: "captureMaxFiles",
+    flag: "--capture-max-files",
+    env: "PROSPERO_CAPTURE_MAX_FILES",
+    expected: "an integer number of files, 1–1000000",
+    schema: intString(1, 1_000_000),
+  },
+  {
+    key: "captureMaxFileBytes",
+    flag: "--capture-max-file-bytes",
+    env: "PROSPERO_CAPTURE_MAX_FILE_BYTES",
+    expected: "an integer number of bytes, 1–1073741824 (1 GiB)",
+    schema: intString(1, 1_073_741_824),
+  },
+  {
+    key: "captureMaxBytes",
+    flag: "--capture-max-bytes",
+    env: "PROSPERO_CAPTURE_MAX_BYTES",
+    expected: "an integer number of bytes, 1–10737418240 (10 GiB)",
+    schema: intString(1, 10_737_418_240),
+  },
+  {
     key: "trustedDocumentsOnly",
     flag: "--trusted-documents-only",
     env: "PROSPERO_TRUSTED_DOCUMENTS_ONLY",
@@ -416,6 +446,9 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     healthThresholds: {},
     healthIntervalMs: 30_000,
     inboxEscalateAfterMs: 86_400_000,
+    captureMaxFiles: 5_000,
+    captureMaxFileBytes: 10 * 1024 * 1024,
+    captureMaxBytes: 100 * 1024 * 1024,
   };
 }
 

@@ -58,6 +58,9 @@ interface ServeOptions {
   healthThreshold?: string[];
   healthIntervalMs?: string;
   inboxEscalateAfterMs?: string;
+  captureMaxFiles?: string;
+  captureMaxFileBytes?: string;
+  captureMaxBytes?: string;
 }
 
 /** Commander collector of a repeatable option. */
@@ -151,6 +154,9 @@ async function serve(opts: ServeOptions): Promise<void> {
       healthThresholds: opts.healthThreshold,
       healthIntervalMs: opts.healthIntervalMs,
       inboxEscalateAfterMs: opts.inboxEscalateAfterMs,
+      captureMaxFiles: opts.captureMaxFiles,
+      captureMaxFileBytes: opts.captureMaxFileBytes,
+      captureMaxBytes: opts.captureMaxBytes,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -300,6 +306,18 @@ export function buildProgram(): Command {
     .option(
       "--inbox-escalate-after-ms <ms>",
       "notify an inbox item again after it has been open this long, then every such period; 0 = never (env PROSPERO_INBOX_ESCALATE_AFTER_MS; default 86400000 = 24 h)",
+    )
+    .option(
+      "--capture-max-files <n>",
+      "at most this many new or changed files go into one snapshot of a run's changes; the rest are left out, and said so (env PROSPERO_CAPTURE_MAX_FILES; default 5000)",
+    )
+    .option(
+      "--capture-max-file-bytes <bytes>",
+      "a file larger than this is left out of a run's snapshot (env PROSPERO_CAPTURE_MAX_FILE_BYTES; default 10485760 = 10 MiB)",
+    )
+    .option(
+      "--capture-max-bytes <bytes>",
+      "at most this many bytes of new or changed files go into one snapshot (env PROSPERO_CAPTURE_MAX_BYTES; default 104857600 = 100 MiB)",
     )
     .option(
       "--trusted-documents-only",

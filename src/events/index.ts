@@ -97,6 +97,13 @@ export const PayloadSchemas = {
     usage: UsageSchema,
     model: z.string().nullable(),
     estimatedCostUsd: z.number().nonnegative().nullable(),
+    /**
+     * The run's final assistant message (issue 16 item 4): the text blocks of the last assistant
+     * message of RunEnd's `final_messages`, joined with a blank line, at most 16 KiB of UTF-8 (cut
+     * at a character boundary, "…" appended); null when it has none, and on events stored before
+     * issue 16.
+     */
+    finalMessage: z.string().nullable().default(null),
   }),
   input_sent: z.object({ text: z.string() }),
   input_ended: z.object({}),
@@ -157,6 +164,28 @@ export const PayloadSchemas = {
     launchId: z.string().nullable(),
     fireAtMs: z.number().int().nullable(),
     reason: z.string().nullable(),
+  }),
+  /**
+   * What a run changed was captured, or could not be (issue 16 item 1; stored in the run's
+   * workspace stream, `agentId` set, with the RunCapture row's update in the same transaction):
+   * emitted when the latest snapshot's head or the capture state changes. `state` CAPTURED,
+   * NOT_CAPTURED, OFF or EXPIRED (`reason` says why, or notes a CAPTURED one); commits are 40-hex
+   * ids (null when none); `trigger` what took the snapshot; `turnIndex` its TurnEnd's turn (else
+   * null); `files`/`additions`/`deletions` base..head; `skippedFiles` left out by the caps;
+   * `final` taken at or after the run's end.
+   */
+  changes_captured: z.object({
+    state: z.enum(["CAPTURED", "NOT_CAPTURED", "OFF", "EXPIRED"]),
+    reason: z.string().nullable(),
+    baseCommit: z.string().nullable(),
+    headCommit: z.string().nullable(),
+    trigger: z.enum(["START", "TURN_END", "RUN_END", "KILL", "STOPPED"]).nullable(),
+    turnIndex: z.number().int().nullable(),
+    files: z.number().int().nonnegative(),
+    additions: z.number().int().nonnegative(),
+    deletions: z.number().int().nonnegative(),
+    skippedFiles: z.number().int().nonnegative(),
+    final: z.boolean(),
   }),
 } as const;
 

@@ -102,12 +102,46 @@ export interface LifecycleDeps {
   env?: NodeJS.ProcessEnv;
 }
 
+/** How long `kill` waits for its before-kill hook (a change snapshot) at most, ms. */
+export const BEFORE_KILL_MAX_MS = 5_000;
+
 /** Spawn, kill, respawn, rm, drain, input. */
 export class Lifecycle {
   /** clientRequestId → the agent it created and a fingerprint of what was asked. */
   private readonly byRequestId = new Map<string, { id: string; fingerprint: string }>();
+  /** Called right before a kill is sent (change capture's last snapshot, issue 16); see {@link setBeforeKill}. */
+  private beforeKill: ((agent: AgentView) => Promise<void>) | null = null;
 
   constructor(private readonly deps: LifecycleDeps) {}
+
+  /**
+   * Register what runs right before `kill` sends SIGTERM through caliband (issue 16: change
+   * capture snapshots the run's working tree while it still exists — the worker's exit removes an
+   * isolated worktree). It is awaited at most {@link BEFORE_KILL_MAX_MS}; its errors are logged,
+   * never stop the kill. Null removes it.
+   */
+  setBeforeKill(fn: ((agent: AgentView) => Promise<void>) | null): void {
+    this.beforeKill = fn;
+  }
+
+  /** Run the before-kill hook, bounded in time; never throws. */
+  private async runBeforeKill(a: AgentView): Promise<void> {
+    const fn = this.beforeKill;
+    if (!fn) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        fn(a),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, BEFORE_KILL_MAX_MS);
+        }),
+      ]);
+    } catch (err) {
+      this.deps.log.warn({ err, id: a.id }, "before-kill step failed; killing anyway");
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   /**
    * The served agent `id` with its workspace.
@@ -212,6 +246,7 @@ export class Lifecycle {
   async kill(id: string): Promise<AgentView> {
     const a = this.served(id);
     if (isTerminal(a.status)) throw Lifecycle.killRefused(id, a.status);
+    await this.runBeforeKill(a);
     const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
     return this.deps.locks.run(a.workspace, async () => {
       const before = (await client.list()).find((r) => r.id === id);

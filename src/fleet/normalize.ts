@@ -717,6 +717,7 @@ export function normalizeLines(
             usage,
             model,
             estimatedCostUsd: estimateCostUsd(model, usage, ctx.prices),
+            finalMessage: null,
           },
           tsMs,
         );

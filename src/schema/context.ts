@@ -16,6 +16,7 @@ import type { ScheduleService } from "../queue/schedules.js";
 import type { InboxService } from "../attention/inbox.js";
 import type { HealthMonitor } from "../attention/monitor.js";
 import type { WebhookService } from "../attention/webhooks.js";
+import type { CaptureService } from "../capture/service.js";
 import type { Notifier } from "../attention/notify.js";
 
 /** Long-lived services the schema reads from and delegates to. */
@@ -43,6 +44,8 @@ export interface GraphQLServices {
   webhooks: WebhookService;
   /** Fan-out of notifications to webhooks. */
   notifier: Notifier;
+  /** Change capture: runs' snapshots, diffs, overlaps, apply-as-branch (issue 16). */
+  capture: CaptureService;
 }
 
 /** What every resolver receives. Resolvers call services; they never hold state. */

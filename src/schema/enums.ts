@@ -438,3 +438,98 @@ export const FiringTriggerEnum = builder.enumType("FiringTrigger", {
 export function firingTriggerValue(raw: string): KnownFiringTrigger | "unknown" {
   return Object.hasOwn(FIRING_TRIGGERS, raw) ? (raw as KnownFiringTrigger) : "unknown";
 }
+
+/** The change-capture states {@link ChangeCaptureStateEnum} knows (RunCapture.state, issue 16). */
+const CAPTURE_STATE_VALUES = {
+  PENDING: { value: "PENDING", description: "Watched; no snapshot taken yet." },
+  CAPTURED: {
+    value: "CAPTURED",
+    description: "A snapshot is stored (see `headCommit`; `reason` may note that it is not the final one).",
+  },
+  NOT_CAPTURED: { value: "NOT_CAPTURED", description: "No snapshot could be taken: `reason` says why." },
+  OFF: {
+    value: "OFF",
+    description:
+      "Capture is turned off for the workspace, or impossible there (not a git repository): `reason` says which.",
+  },
+  EXPIRED: { value: "EXPIRED", description: "Retention removed the run's snapshot refs." },
+} as const;
+
+/** A stored capture state {@link ChangeCaptureStateEnum} knows. */
+type KnownCaptureState = keyof typeof CAPTURE_STATE_VALUES;
+
+/** GraphQL `ChangeCaptureState`: internal values are the stored states, `unknown` for others ({@link captureStateValue}). */
+export const ChangeCaptureStateEnum = builder.enumType("ChangeCaptureState", {
+  description:
+    "Whether what a run changed in its repository is captured (issue 16). UNKNOWN: a state this gateway does not know.",
+  values: {
+    ...CAPTURE_STATE_VALUES,
+    UNKNOWN: { value: "unknown", description: "A state this gateway does not know." },
+  } as Record<string, { value: KnownCaptureState | "unknown"; description: string }>,
+});
+
+/** Map a stored capture state onto {@link ChangeCaptureStateEnum}'s internal values. */
+export function captureStateValue(raw: string): KnownCaptureState | "unknown" {
+  return Object.hasOwn(CAPTURE_STATE_VALUES, raw) ? (raw as KnownCaptureState) : "unknown";
+}
+
+/** What took a snapshot (RunCapture.trigger, issue 16). */
+const SNAPSHOT_TRIGGER_VALUES = {
+  START: {
+    value: "START",
+    description: "The run was first seen (in-place runs: the state the run started from).",
+  },
+  TURN_END: { value: "TURN_END", description: "A turn ended (TurnEnd)." },
+  RUN_END: { value: "RUN_END", description: "The run ended (RunEnd)." },
+  KILL: { value: "KILL", description: "Right before Prospero killed the run." },
+  STOPPED: {
+    value: "STOPPED",
+    description: "The run was seen in a terminal status (killed elsewhere, failed).",
+  },
+} as const;
+
+/** A stored snapshot trigger {@link SnapshotTriggerEnum} knows. */
+type KnownSnapshotTrigger = keyof typeof SNAPSHOT_TRIGGER_VALUES;
+
+/** GraphQL `SnapshotTrigger` ({@link snapshotTriggerValue}). */
+export const SnapshotTriggerEnum = builder.enumType("SnapshotTrigger", {
+  description: "What took a run's snapshot (issue 16). UNKNOWN: a trigger this gateway does not know.",
+  values: {
+    ...SNAPSHOT_TRIGGER_VALUES,
+    UNKNOWN: { value: "unknown", description: "A trigger this gateway does not know." },
+  } as Record<string, { value: KnownSnapshotTrigger | "unknown"; description: string }>,
+});
+
+/** Map a stored snapshot trigger onto {@link SnapshotTriggerEnum}'s internal values. */
+export function snapshotTriggerValue(raw: string): KnownSnapshotTrigger | "unknown" {
+  return Object.hasOwn(SNAPSHOT_TRIGGER_VALUES, raw) ? (raw as KnownSnapshotTrigger) : "unknown";
+}
+
+/** How a file changed between a run's base and head (CapturedFile.status, issue 16). */
+const FILE_CHANGE_VALUES = {
+  ADDED: { value: "ADDED", description: "A new file." },
+  MODIFIED: { value: "MODIFIED", description: "Its content (or mode) changed." },
+  DELETED: { value: "DELETED", description: "Removed." },
+  TYPE_CHANGED: {
+    value: "TYPE_CHANGED",
+    description: "Its type changed (a regular file became a symlink, or the reverse).",
+  },
+} as const;
+
+/** A stored file change {@link FileChangeStatusEnum} knows. */
+type KnownFileChange = keyof typeof FILE_CHANGE_VALUES;
+
+/** GraphQL `FileChangeStatus` ({@link fileChangeValue}). */
+export const FileChangeStatusEnum = builder.enumType("FileChangeStatus", {
+  description:
+    "How a file changed (git's name-status without renames). UNKNOWN: a status this gateway does not know.",
+  values: {
+    ...FILE_CHANGE_VALUES,
+    UNKNOWN: { value: "unknown", description: "A status this gateway does not know." },
+  } as Record<string, { value: KnownFileChange | "unknown"; description: string }>,
+});
+
+/** Map a stored file change onto {@link FileChangeStatusEnum}'s internal values. */
+export function fileChangeValue(raw: string): KnownFileChange | "unknown" {
+  return Object.hasOwn(FILE_CHANGE_VALUES, raw) ? (raw as KnownFileChange) : "unknown";
+}

@@ -16,13 +16,17 @@ import type { GraphQLContext } from "./context.js";
 import {
   AgentGoneReasonEnum,
   AgentStatusEnum,
+  ChangeCaptureStateEnum,
   HealthStateEnum,
+  SnapshotTriggerEnum,
   LaunchStateEnum,
   OutputStreamEnum,
   RunOutcomeEnum,
   ScheduleChangeEnum,
   StopReasonEnum,
+  captureStateValue,
   launchStateValue,
+  snapshotTriggerValue,
   outcomeValue,
   scheduleChangeValue,
   statusValue,
@@ -94,6 +98,7 @@ const TYPE_OF_KIND: Record<EventKind, string> = {
   worker_log: "WorkerLogEvent",
   launch_changed: "LaunchChangedEvent",
   schedule_changed: "ScheduleChangedEvent",
+  changes_captured: "ChangesCapturedEvent",
 };
 
 /** The event kind a FleetEvent object type name stands for (null for other names and GapEvent). */
@@ -674,3 +679,52 @@ export const EventFilterRef = builder.inputType("EventFilter", {
     }),
   }),
 });
+
+eventType(
+  "changes_captured",
+  "What a run changed in its repository was captured, or could not be (issue 16): stored in the run's workspace stream (its own stream has ended by its final snapshot) together with the capture's update, whenever the latest snapshot's head or the capture state changes. Read the files and the patch with `agent.changes`.",
+  (t) => ({
+    state: t.field({
+      type: ChangeCaptureStateEnum,
+      description: "The capture's state after this change.",
+      resolve: (e) => captureStateValue(e.payload.state),
+    }),
+    reason: t.string({
+      nullable: true,
+      description: "Why not captured (or a note on a captured one); null when none.",
+      resolve: (e) => e.payload.reason,
+    }),
+    baseCommit: t.string({
+      nullable: true,
+      description: "The commit the run started from (40 hex); null when unknown.",
+      resolve: (e) => e.payload.baseCommit,
+    }),
+    headCommit: t.string({
+      nullable: true,
+      description: "The snapshot's commit (40 hex); null when none was taken.",
+      resolve: (e) => e.payload.headCommit,
+    }),
+    trigger: t.field({
+      type: SnapshotTriggerEnum,
+      nullable: true,
+      description: "What took the snapshot; null when none was taken.",
+      resolve: (e) => (e.payload.trigger === null ? null : snapshotTriggerValue(e.payload.trigger)),
+    }),
+    turnIndex: t.int({
+      nullable: true,
+      description: "The TurnEnd's turn index (TURN_END); null for other triggers.",
+      resolve: (e) => e.payload.turnIndex,
+    }),
+    files: t.int({ description: "Files changed, base..head.", resolve: (e) => e.payload.files }),
+    additions: t.int({ description: "Lines added, base..head.", resolve: (e) => e.payload.additions }),
+    deletions: t.int({ description: "Lines deleted, base..head.", resolve: (e) => e.payload.deletions }),
+    skippedFiles: t.int({
+      description: "Files of the working tree the size caps left out of the snapshot (0 = none).",
+      resolve: (e) => e.payload.skippedFiles,
+    }),
+    final: t.boolean({
+      description: "Taken at or after the run's end (RunEnd, kill, terminal status).",
+      resolve: (e) => e.payload.final,
+    }),
+  }),
+);

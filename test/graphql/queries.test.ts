@@ -195,6 +195,7 @@ function services(app: AppHarness["app"]) {
     monitor: app.monitor,
     webhooks: app.webhooks,
     notifier: app.notifier,
+    capture: app.capture,
   };
 }
 

@@ -235,6 +235,8 @@ export type EventKind =
   | 'AGENT_GONE'
   /** AgentSpawnedEvent. */
   | 'AGENT_SPAWNED'
+  /** ChangesCapturedEvent. */
+  | 'CHANGES_CAPTURED'
   /** GapEvent (subscriptions only). */
   | 'GAP'
   /** IngestGapEvent. */
@@ -888,6 +890,7 @@ export type AgentEventsPageQuery = { events: { nodes: Array<
       | { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
       | { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason }
       | { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } }
+      | { __typename: 'ChangesCapturedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
       | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
       | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -917,6 +920,7 @@ export type AgentEventsSubscription = { agentEvents:
     | { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
     | { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason }
     | { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } }
+    | { __typename: 'ChangesCapturedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
     | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -987,6 +991,8 @@ type TimelineEvent_AgentGoneEvent_Fragment = { __typename: 'AgentGoneEvent', rep
 
 type TimelineEvent_AgentSpawnedEvent_Fragment = { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } };
 
+type TimelineEvent_ChangesCapturedEvent_Fragment = { __typename: 'ChangesCapturedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
+
 type TimelineEvent_GapEvent_Fragment = { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string };
 
 type TimelineEvent_IngestGapEvent_Fragment = { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null };
@@ -1024,6 +1030,7 @@ export type TimelineEventFragment =
   | TimelineEvent_AgentFinishedEvent_Fragment
   | TimelineEvent_AgentGoneEvent_Fragment
   | TimelineEvent_AgentSpawnedEvent_Fragment
+  | TimelineEvent_ChangesCapturedEvent_Fragment
   | TimelineEvent_GapEvent_Fragment
   | TimelineEvent_IngestGapEvent_Fragment
   | TimelineEvent_InputEndedEvent_Fragment
@@ -1360,6 +1367,7 @@ export type WorkspaceEventsSubscription = { workspaceEvents:
     | { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
     | { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason }
     | { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } }
+    | { __typename: 'ChangesCapturedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
     | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
@@ -1389,6 +1397,7 @@ export type FleetEventsSubscription = { fleetEvents:
     | { __typename: 'AgentFinishedEvent', outcome: RunOutcome, outcomeName: string, turns: number, model: string | null, estimatedCostUsd: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, outcomeDetail: string | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } }
     | { __typename: 'AgentGoneEvent', replacedBy: string | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, goneReason: AgentGoneReason }
     | { __typename: 'AgentSpawnedEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, spec: { prompt: string, model: string | null, provider: Provider | null, toolAllowlist: Array<string> | null, source: string | null, label: string | null, frontmatterPath: string | null, isolated: boolean, interactive: boolean } }
+    | { __typename: 'ChangesCapturedEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'GapEvent', id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, gapReason: string }
     | { __typename: 'IngestGapEvent', detail: string, missedLines: number | null, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
     | { __typename: 'InputEndedEvent', ended: boolean, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null }
