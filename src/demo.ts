@@ -71,7 +71,8 @@ function git(cwd: string, args: string[]): void {
 }
 
 /**
- * Create the temp workspace (a git checkout with a README and a small source tree).
+ * Create the temp workspace (a git checkout with a README, a small source tree and OBSOLETE.txt —
+ * the file the demo's editing runs delete).
  * @throws StartupError when git is not installed or the temp dir cannot be written.
  */
 export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvironment {
@@ -84,6 +85,8 @@ export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvir
       "# demo-repo\n\nA scratch repository for the Prospero demo fleet.\n",
     );
     fs.writeFileSync(path.join(root, "src", "net.rs"), 'fn main() {\n    println!("flaky");\n}\n');
+    // What the demo's editing runs (fake:edit) remove, so their diffs show a deletion too.
+    fs.writeFileSync(path.join(root, "OBSOLETE.txt"), "This file is no longer needed.\n");
     git(root, ["-c", "init.defaultBranch=main", "init", "-q"]);
     git(root, ["add", "."]);
     git(root, ["commit", "-q", "-m", "demo"]);
@@ -123,6 +126,15 @@ export function prepareDemo(baseEnv: NodeJS.ProcessEnv = process.env): DemoEnvir
 
 const SCRIPTED: { prompt: string; label: string; interactive?: boolean }[] = [
   { prompt: "Read README.md and summarize it.", label: "summarize-readme" },
+  // An isolated run that really edits its worktree (the simulator's fake:edit): a note added,
+  // README.md edited, OBSOLETE.txt removed — its diff outlives the worktree (change capture). It
+  // takes 4 s over its summary, as a model would (capture's snapshot of its last edit gets done
+  // before the worker exits and caliband removes the worktree).
+  {
+    prompt:
+      "Tidy the docs: add a notes file, update the README and remove OBSOLETE.txt. fake:edit fake:hold=4000",
+    label: "tidy-docs",
+  },
   { prompt: "Hunt the flaky test in src/net.rs. fake:hold=45000", label: "flaky-hunter" },
   {
     prompt: "Say hi, then wait for my instructions. fake:ask",
@@ -132,8 +144,8 @@ const SCRIPTED: { prompt: string; label: string; interactive?: boolean }[] = [
 ];
 
 /**
- * Register the demo workspace and keep agents coming: the scripted three spawned at once (the
- * immediate path), then a short review launch every {@link DEMO_SPAWN_EVERY_MS} through the launch
+ * Register the demo workspace and keep agents coming: the scripted four spawned at once (the
+ * immediate path; tidy-docs edits files in its worktree), then a short review launch every {@link DEMO_SPAWN_EVERY_MS} through the launch
  * queue (so caps, positions and waiting reasons show up in `prospero queue` and the dashboard),
  * and two launches that show the queue's fault handling: one that times out, and one whose first
  * attempt fails with a transient provider error (529 overloaded) and is retried. The interactive
@@ -194,7 +206,11 @@ export async function startDemoFleet(
   let n = 0;
   const timer = setInterval(() => {
     n++;
-    void launch(`Review change #${n} fake:delay=500`, `review-${n}`);
+    // Every other review also fixes what it found (fake:edit): changes to look at and apply, and
+    // overlap warnings with tidy-docs (the same README.md and OBSOLETE.txt).
+    if (n % 2 === 1)
+      void launch(`Review change #${n} and fix what you find. fake:edit fake:hold=4000`, `review-fix-${n}`);
+    else void launch(`Review change #${n} fake:delay=500`, `review-${n}`);
   }, DEMO_SPAWN_EVERY_MS);
   timer.unref();
   log.info({ workspace: demo.root }, "demo fleet running on the caliband simulator (no Caliban needed)");

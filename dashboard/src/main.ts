@@ -2,17 +2,21 @@
  * Prospero's dashboard: the fleet live through `fleetChanges`, one agent's timeline live through
  * `agentEvents`, the launch queue (refreshed after the `LaunchChanged` / `ScheduleChanged` items
  * of the same subscription), the operator inbox live through `inboxChanges` (its count in the
- * header on every view), mutations over HTTP. The route is the URL hash: `#/agent/<id>` opens
- * an agent, `#/queue` the queue view and `#/queue/<launchId>` a launch in it, `#/inbox` the inbox
- * and `#/inbox/<itemId>` one item in it.
+ * header on every view), mutations over HTTP. The route is the URL hash: `#/` the overview,
+ * `#/agents?…` the agents table (its filters, order and page in the query: src/state/agents.ts),
+ * `#/agent/<id>[/<tab>]` an agent next to the table, `#/queue` the queue view and
+ * `#/queue/<launchId>` a launch in it, `#/inbox` the inbox and `#/inbox/<itemId>` one item in it.
+ * The header's Launch button (operators) opens the launch form in a drawer on every view.
  * Without a session (the gateway answers 401) it shows the sign-in panel instead; a session that
  * ends while the page is open (token revoked or expired) brings the panel back.
  */
 import "./style.css";
 import { FLEET_CHANGES, INBOX_CHANGES, INBOX_QUERY, QUEUE_QUERY } from "./api/documents.js";
+import { AGENTS_PAGE, type AgentsPageResult } from "./api/agents-documents.js";
 import { request } from "./api/http.js";
-import { defaultWsUrl, LiveConnection } from "./api/live.js";
+import { defaultWsUrl, LiveConnection, type ConnectionState } from "./api/live.js";
 import type { FleetChange, InboxChanged, InboxSnapshot, QueueSnapshot } from "./api/types.js";
+import { AgentsState, agentsHref, parseQueryString, type AgentsQuery } from "./state/agents.js";
 import { FleetState } from "./state/fleet.js";
 import { InboxRefresher, InboxState } from "./state/inbox.js";
 import { QueueRefresher, QueueState } from "./state/queue.js";
@@ -22,11 +26,12 @@ import { showConnection } from "./ui/announce.js";
 import { byId, h } from "./ui/dom.js";
 import { EnqueueForm } from "./ui/enqueue-form.js";
 import { InboxBadge, InboxView } from "./ui/inbox-view.js";
+import { LaunchDrawer } from "./ui/launch-drawer.js";
 import { LaunchForm } from "./ui/launch-form.js";
 import { LaunchPanel } from "./ui/launch-panel.js";
+import { OverviewView } from "./ui/overview-view.js";
 import { QueueView } from "./ui/queue-view.js";
 import type { ActionSink } from "./ui/launch-actions.js";
-import { renderWorkspaces } from "./ui/workspaces.js";
 import { currentSession, signOut, type Viewer } from "./api/session.js";
 import { renderSignIn } from "./ui/sign-in.js";
 
@@ -41,19 +46,32 @@ const QUEUE_TICK_MS = 1_000;
 
 /** What the URL hash opens. */
 type Route =
-  | { view: "fleet"; agentId: string | null }
+  | { view: "overview" }
+  | { view: "agents"; agentId: string | null; query: AgentsQuery | null }
   | { view: "queue"; launchId: string | null }
   | { view: "inbox"; itemId: string | null };
 
-function currentRoute(): Route {
-  const agent = /^#\/agent\/([0-9A-Za-z_-]+)$/.exec(location.hash);
-  if (agent) return { view: "fleet", agentId: agent[1] ?? null };
-  const queue = /^#\/queue(?:\/([0-9A-Za-z_-]+))?\/?$/.exec(location.hash);
+/** The route of a URL hash (anything unknown is the overview). */
+function routeOf(hash: string): Route {
+  // `#/agent/<id>` and `#/agent/<id>/<tab>` (the agent view's tab: timeline, changes, report).
+  const agent = /^#\/agent\/([0-9A-Za-z_-]+)(?:\/(?:timeline|changes|report))?\/?$/.exec(hash);
+  if (agent) return { view: "agents", agentId: agent[1] ?? null, query: null };
+  const agents = /^#\/agents\/?(?:\?(.*))?$/.exec(hash);
+  if (agents) return { view: "agents", agentId: null, query: parseQueryString(agents[1] ?? "") };
+  const queue = /^#\/queue(?:\/([0-9A-Za-z_-]+))?\/?$/.exec(hash);
   if (queue) return { view: "queue", launchId: queue[1] ?? null };
-  const inbox = /^#\/inbox(?:\/([0-9A-Za-z_-]+))?\/?$/.exec(location.hash);
+  const inbox = /^#\/inbox(?:\/([0-9A-Za-z_-]+))?\/?$/.exec(hash);
   if (inbox) return { view: "inbox", itemId: inbox[1] ?? null };
-  return { view: "fleet", agentId: null };
+  return { view: "overview" };
 }
+
+/** Document titles by view. */
+const TITLES: Readonly<Record<Route["view"], string>> = {
+  overview: "Prospero",
+  agents: "Agents · Prospero",
+  queue: "Queue · Prospero",
+  inbox: "Inbox · Prospero",
+};
 
 /** Why a `?token=` sign-in did not happen, by the gateway's `login=` answer. */
 const LOGIN_FAILURES: Readonly<Record<string, string>> = {
@@ -67,6 +85,7 @@ function showSignIn(reason: string | null): void {
   byId("main", HTMLElement).hidden = true;
   byId("whoami", HTMLParagraphElement).hidden = true;
   byId("main-nav", HTMLElement).hidden = true;
+  byId("launch-open", HTMLButtonElement).hidden = true;
   showConnection("signed-out");
   const panel = byId("sign-in", HTMLElement);
   panel.hidden = false;
@@ -102,15 +121,42 @@ async function boot(): Promise<void> {
 
 function start(viewer: Viewer): void {
   const fleet = new FleetState();
-  const live = new LiveConnection(defaultWsUrl(), showConnection, (reason) =>
-    showSignIn(`Signed out by the gateway: ${reason}.`),
+  // Set below; the connection reports its first state while being built.
+  let onConnection: (state: ConnectionState) => void = () => {};
+  const live = new LiveConnection(
+    defaultWsUrl(),
+    (state) => {
+      showConnection(state);
+      onConnection(state);
+    },
+    (reason) => showSignIn(`Signed out by the gateway: ${reason}.`),
   );
-  const workspaces = byId("workspaces", HTMLDivElement);
   const fleetError = byId("fleet-error", HTMLParagraphElement);
-  const table = new AgentsTable(byId("agents", HTMLDivElement));
+  const overview = new OverviewView(byId("overview", HTMLDivElement), fleet, viewer);
+  const agents = new AgentsState((vars) => request<AgentsPageResult>(AGENTS_PAGE, { ...vars }));
+  /** The agents table's question changed (a control): put it in the URL (typing: no history entry). */
+  const navigateAgents = (q: AgentsQuery, opts: { replace?: boolean } = {}): void => {
+    const href = agentsHref(q);
+    if (opts.replace) {
+      history.replaceState(history.state, "", href);
+      agents.setQuery(q);
+    } else location.hash = href;
+  };
+  const table = new AgentsTable(byId("agents", HTMLDivElement), agents, fleet, navigateAgents);
   const view = new AgentView(byId("agent-view", HTMLElement), fleet, live);
-  const launch = new LaunchForm(byId("launch", HTMLDivElement), fleet);
-
+  const drawer = new LaunchDrawer(
+    byId("launch-drawer", HTMLDialogElement),
+    byId("launch-open", HTMLButtonElement),
+    viewer,
+  );
+  const launch = new LaunchForm(drawer.body, fleet);
+  onConnection = (state) => {
+    const connected = state === "live";
+    document.body.dataset["connection"] = state;
+    overview.setConnected(connected);
+    table.setConnected(connected);
+  };
+  onConnection("connecting");
   // The queue view: its state, the snapshot reader, the tables and the launch panel.
   const queue = new QueueState();
   const sink: ActionSink = {
@@ -153,11 +199,10 @@ function start(viewer: Viewer): void {
   );
 
   fleet.onChange((update) => {
-    renderWorkspaces(workspaces, fleet);
-    table.sync(fleet);
     if (update.type === "seeded" || update.type === "workspace") {
       launch.syncWorkspaces();
       enqueue.syncWorkspaces();
+      table.syncWorkspaces();
     }
     view.refresh();
   });
@@ -218,6 +263,9 @@ function start(viewer: Viewer): void {
         if (data.fleetChanges.__typename === "FleetSeedComplete") fleetError.hidden = true;
         fleet.apply(data.fleetChanges);
         followQueue(data.fleetChanges);
+        agents.follow(data.fleetChanges);
+        overview.onFleetChange(data.fleetChanges);
+        view.onFleetChange(data.fleetChanges);
       },
       error: (message) => {
         // Refused by the gateway (e.g. its store is not open yet): say so, then try again.
@@ -231,20 +279,24 @@ function start(viewer: Viewer): void {
   followFleet();
 
   const nav = byId("main-nav", HTMLElement);
+  const containers: Readonly<Record<Route["view"], readonly string[]>> = {
+    overview: ["overview"],
+    agents: ["agents-page", "agent-view"],
+    queue: ["queue", "launch-view"],
+    inbox: ["inbox"],
+  };
   let shown: Route["view"] | null = null;
   const route = (): Route => {
-    const r = currentRoute();
+    const r = routeOf(location.hash);
     const onQueue = r.view === "queue";
-    const onFleet = r.view === "fleet";
-    byId("fleet", HTMLDivElement).hidden = !onFleet;
-    byId("agent-view", HTMLElement).hidden = !onFleet;
-    byId("inbox", HTMLDivElement).hidden = r.view !== "inbox";
+    for (const [v, ids] of Object.entries(containers))
+      for (const id of ids) byId(id, HTMLElement).hidden = v !== r.view;
+    // The queue view's content is in the page only while it is shown (one view's forms at a time).
     for (const [id, content] of [
       ["queue", queueContent],
       ["launch-view", panelContent],
     ] as const) {
       const box = byId(id, HTMLElement);
-      box.hidden = !onQueue;
       if (onQueue && content.parentNode !== box) box.append(content);
       if (!onQueue) content.remove();
     }
@@ -252,13 +304,19 @@ function start(viewer: Viewer): void {
       if (a.dataset["view"] === r.view) a.setAttribute("aria-current", "page");
       else a.removeAttribute("aria-current");
     }
-    document.title = onQueue ? "Queue · Prospero" : r.view === "inbox" ? "Inbox · Prospero" : "Prospero";
-    view.show(r.view === "fleet" ? r.agentId : null);
-    table.select(r.view === "fleet" ? r.agentId : null);
+    document.title = TITLES[r.view];
+    const agentId = r.view === "agents" ? r.agentId : null;
+    // `#/agent/<id>` keeps the table's last question; `#/agents?…` asks its own.
+    if (r.view === "agents" && r.query !== null) agents.setQuery(r.query);
+    agents.setActive(r.view === "agents");
+    overview.setActive(r.view === "overview");
+    view.show(agentId);
+    table.select(agentId);
     panel.show(r.view === "queue" ? r.launchId : null);
     inboxView.select(r.view === "inbox" ? r.itemId : null);
     refresher.setActive(onQueue);
     if (onQueue) queueView.render();
+    drawer.close();
     return r;
   };
   window.addEventListener("hashchange", () => {
@@ -266,8 +324,9 @@ function start(viewer: Viewer): void {
     const r = route();
     shown = r.view;
     // The operator chose an agent or a launch, or another view: take keyboard focus there (on
-    // narrow screens the panel is far below).
-    if (r.view === "fleet" && r.agentId !== null) view.focus();
+    // narrow screens the panel is far below). A new question of the same table keeps the focus
+    // on the control that asked it.
+    if (r.view === "agents" && r.agentId !== null) view.focus();
     else if (r.view === "queue" && r.launchId !== null) panel.focus();
     else if (r.view === "inbox") inboxView.focus();
     else if (r.view !== previous)

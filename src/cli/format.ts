@@ -1,35 +1,33 @@
-/** Human formatting of numbers, money, durations and instants for the CLI. */
+/**
+ * Human formatting of numbers, money, durations and instants for the CLI. Money, tokens,
+ * durations and "nothing" are src/format's (the wording the dashboard and run reports share,
+ * issue 16 item 5); this module adds what only a terminal needs (colors, ages, cuts).
+ */
+import { NONE, formatCost, formatDuration, formatInt, formatTokens } from "../format/index.js";
 import type { AgentStatus, HealthState } from "../sdk/index.js";
 import type { Colors } from "./output.js";
 
+/** What the CLI prints for an absent or unknown value: src/format's `NONE` ("—"). */
+export const none = NONE;
+
 /** `1234567` → `1,234,567`. */
 export function int(n: number): string {
-  return n.toLocaleString("en-US");
+  return formatInt(n);
 }
 
-/** Token count, compact: `950`, `12.3k`, `4.1M`. */
+/** Token count, compact: `950`, `12.3k`, `4.1M` (src/format `formatTokens`). */
 export function tokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
+  return formatTokens(n);
 }
 
-/** USD amount (`$0.0123`, `$4.20`), or `—` when unknown (null). */
+/** USD amount (`$0.0123`, `$4.20`, `< $0.0001`), or `—` when unknown (null; src/format `formatCost`). */
 export function usd(v: number | null | undefined): string {
-  if (v === null || v === undefined) return "—";
-  if (v === 0) return "$0";
-  return v < 1 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`;
+  return formatCost(v);
 }
 
-/** Milliseconds as `850 ms`, `12.4 s`, `3m 05s`. */
+/** Milliseconds as `850 ms`, `12.4 s`, `3m 05s` (src/format `formatDuration`). */
 export function duration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.floor((ms % 60_000) / 1000);
-  return m < 60
-    ? `${m}m ${String(s).padStart(2, "0")}s`
-    : `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
+  return formatDuration(ms);
 }
 
 /** Age of an RFC 3339 instant relative to `now` (ms): `5s`, `3m`, `2h`, `4d`. */

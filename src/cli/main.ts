@@ -2,7 +2,8 @@
  * The `prospero` command line. `prospero serve` runs the gateway; the client commands (workspace,
  * spawn, ls, show, follow, kill, respawn, rm, drain, send, end-input, usage, status, and the
  * launch queue's enqueue, queue, launch, cancel, caps, budget, schedule, and operator attention's
- * inbox, answer, approve, ack, snooze, dismiss, doctor, health, webhook) drive one
+ * inbox, answer, approve, ack, snooze, dismiss, doctor, health, webhook, and what runs changed:
+ * diff, apply, and the run report: report) drive one
  * through the SDK, one module per group under ./commands. Exit codes: see ./exit.ts (0 ok,
  * 1 failure, 2 usage or configuration error, 3 not found, 4 refused, 5 unreachable).
  *
@@ -28,6 +29,8 @@ import { registerScheduleCommands } from "./commands/schedule.js";
 import { registerInboxCommands } from "./commands/inbox.js";
 import { registerDoctorCommands } from "./commands/doctor.js";
 import { registerWebhookCommands } from "./commands/webhook.js";
+import { registerReportCommand } from "./commands/report.js";
+import { registerChangesCommands } from "./commands/changes.js";
 
 export { EXIT };
 
@@ -342,6 +345,8 @@ export function buildProgram(): Command {
   registerInboxCommands(program);
   registerDoctorCommands(program);
   registerWebhookCommands(program);
+  registerReportCommand(program);
+  registerChangesCommands(program);
   program.addHelpText("after", EXIT_CODES_HELP);
   return program;
 }

@@ -223,8 +223,13 @@ export type FleetEvent = NewEvent & {
   globalId: number | null;
 };
 
-/** Stream key of an event (reference §3.1, renamed `repo:` → `workspace:`). */
-export function streamKeyOf(e: { workspace: string; agentId: string }): string {
+/**
+ * Stream key of an event (reference §3.1, renamed `repo:` → `workspace:`). `changes_captured` goes
+ * to its workspace's stream although its `agentId` is set (issue 16: the final snapshot comes after
+ * the agent's own stream completed at its terminal event).
+ */
+export function streamKeyOf(e: { workspace: string; agentId: string; kind?: string }): string {
+  if (e.kind === "changes_captured" && e.workspace !== "") return `workspace:${e.workspace}`;
   if (e.agentId !== "") return e.agentId;
   if (e.workspace !== "") return `workspace:${e.workspace}`;
   return "fleet";

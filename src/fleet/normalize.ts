@@ -11,7 +11,7 @@
  * | `ToolCallInputDelta` | none; `partial_json` is accumulated on the open tool |
  * | `ToolCallEnd` | `tool_finished {…}`: name paired by `tool_use_id` (§9 #106), assembled input, result text, duration |
  * | `TurnEnd` | `turn_completed {…}`: stop reason, token usage, latency (ms), model, estimated cost (USD) |
- * | `RunEnd` | `agent_finished {…}`: outcome/detail from `stopped_for`, turns, total usage, model, cost |
+ * | `RunEnd` | `agent_finished {…}`: outcome/detail from `stopped_for`, turns, total usage, model, cost, final assistant message ({@link finalAssistantMessage}) |
  *
  * **What counts as a turn** (one rule for the agent's `turns`, tokens and cost and for `usage`,
  * issue 12 item 11): a turn counts exactly when its `TurnEnd` produced a `turn_completed` event —
@@ -318,6 +318,70 @@ export function flattenToolResult(content: unknown): string {
   return parts.join("\n");
 }
 
+/** Bytes of UTF-8 kept of the final assistant message on `agent_finished` (16 KiB, design-16 §1), "…" included. */
+export const FINAL_MESSAGE_MAX_BYTES = 16 * 1024;
+
+const ELLIPSIS = "…";
+
+/** UTF-8 length of one code point (1–4 bytes). */
+function utf8Length(codePoint: number): number {
+  if (codePoint < 0x80) return 1;
+  if (codePoint < 0x800) return 2;
+  if (codePoint < 0x10000) return 3;
+  return 4;
+}
+
+/**
+ * `text` cut to at most `maxBytes` bytes of UTF-8 (default {@link FINAL_MESSAGE_MAX_BYTES}): unchanged
+ * when it fits, else the longest prefix of whole code points (never half a surrogate pair or a
+ * multi-byte character) that leaves room for "…" (3 bytes), with "…" appended. Pure.
+ */
+export function capUtf8(text: string, maxBytes: number = FINAL_MESSAGE_MAX_BYTES): string {
+  // Fast path: every UTF-16 unit is at most 3 bytes of UTF-8.
+  if (text.length * 3 <= maxBytes) return text;
+  let total = 0;
+  for (const ch of text) total += utf8Length(ch.codePointAt(0) ?? 0);
+  if (total <= maxBytes) return text;
+  const budget = maxBytes - utf8Length(ELLIPSIS.codePointAt(0) ?? 0);
+  let used = 0;
+  let end = 0; // UTF-16 index of the cut
+  for (const ch of text) {
+    const n = utf8Length(ch.codePointAt(0) ?? 0);
+    if (used + n > budget) break;
+    used += n;
+    end += ch.length;
+  }
+  return text.slice(0, end) + ELLIPSIS;
+}
+
+/**
+ * The run's final assistant message (design-16 §1, issue 16 item 4) from RunEnd's `final_messages`
+ * (§3.3: the whole conversation, any JSON accepted so a lenient frame still yields it): the last
+ * message whose `role` is `"assistant"`, its `text` blocks (non-blank ones, in order) joined with
+ * `"\n\n"`, cut by {@link capUtf8} to {@link FINAL_MESSAGE_MAX_BYTES}. `null` when there is no
+ * assistant message, or the last one has no text (only tool calls or thinking). Pure, never throws.
+ */
+export function finalAssistantMessage(finalMessages: unknown): string | null {
+  if (!Array.isArray(finalMessages)) return null;
+  for (let i = finalMessages.length - 1; i >= 0; i--) {
+    const message: unknown = finalMessages[i];
+    if (!isRecord(message) || message.role !== "assistant") continue;
+    const content = Array.isArray(message.content) ? (message.content as unknown[]) : [];
+    const texts: string[] = [];
+    for (const block of content) {
+      if (
+        isRecord(block) &&
+        block.type === "text" &&
+        typeof block.text === "string" &&
+        block.text.trim() !== ""
+      )
+        texts.push(block.text);
+    }
+    return texts.length === 0 ? null : capUtf8(texts.join("\n\n"));
+  }
+  return null;
+}
+
 /** Keep the first `cap` code points of `text` (§3.3 caps `result_text` the same way). */
 function capHead(text: string, cap: number): { text: string; truncated: boolean } {
   if (text.length <= cap) return { text, truncated: false };
@@ -356,6 +420,7 @@ const LenientTurnEndSchema = TurnEndSchema.omit({
 }).extend({ ttft: OptionalDuration, tbt: OptionalDuration });
 const LenientRunEndSchema = RunEndSchema.pick({ type: true, total_usage: true, turn_count: true }).extend({
   stopped_for: z.unknown().optional(),
+  final_messages: z.unknown().optional(),
 });
 
 interface ToolEndFrame {
@@ -378,6 +443,7 @@ interface RunEndFrame {
   turnCount: number;
   outcome: string;
   detail: string | null;
+  finalMessage: string | null;
 }
 
 /** A frame reduced to what the normalizer uses (strict or lenient parse). */
@@ -419,6 +485,7 @@ function reduce(frame: TurnEvent): Reduced {
           totalUsage: frame.total_usage,
           turnCount: frame.turn_count,
           ...describeStopCondition(frame.stopped_for),
+          finalMessage: finalAssistantMessage(frame.final_messages),
         },
       };
     default:
@@ -468,6 +535,7 @@ function reduceLenient(type: string, line: string): Reduced | null {
         totalUsage: f.total_usage,
         turnCount: f.turn_count,
         ...describeRawStopCondition(f.stopped_for),
+        finalMessage: finalAssistantMessage(f.final_messages),
       },
     };
   }
@@ -717,7 +785,7 @@ export function normalizeLines(
             usage,
             model,
             estimatedCostUsd: estimateCostUsd(model, usage, ctx.prices),
-            finalMessage: null,
+            finalMessage: f.finalMessage,
           },
           tsMs,
         );

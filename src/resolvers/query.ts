@@ -11,7 +11,17 @@ import { builder } from "../schema/builder.js";
 import { PAGE_ARGS, agentOfCursor, prismaCursorArgs } from "../schema/connections.js";
 import { UsageGroupByEnum } from "../schema/enums.js";
 import { EventConnectionRef, EventFilterRef, resolveEventPage } from "../schema/events.js";
-import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "../schema/agent.js";
+import {
+  AGENT_ORDER_SQL,
+  AgentConnectionRef,
+  AgentFilterRef,
+  AgentOrderRef,
+  DEFAULT_AGENT_ORDER,
+  agentFilterSql,
+  type AgentOrderArg,
+  type SqlCondition,
+} from "../schema/agent.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
 import { UsageRowRef } from "../schema/usage.js";
 import { aggregateUsage } from "../store/usage.js";
 import type { FleetMetrics } from "../fleet/metrics.js";
@@ -150,6 +160,69 @@ const EventSourceInput = builder.inputType("EventSourceInput", {
   }),
 });
 
+/** One page of {@link agentPageIds}. */
+interface AgentPageQuery {
+  where: SqlCondition;
+  order: AgentOrderArg;
+  /** The agent id of the `after` (forward) or `before` (backward) cursor; null = from the start or end. */
+  cursor: string | null;
+  /** Page backwards (`last`/`before`): the `limit` runs just before the cursor (or the end). */
+  backward: boolean;
+  /** Rows wanted (Pothos asks one more than the page to learn whether there is a next one). */
+  limit: number;
+}
+
+/**
+ * Agent ids of one page, in the connection's order (also for a backward page): keyset paging on
+ * (value is null, value, id) so a cursor — an agent id — is a position in every order, and runs
+ * without a value (no finish time, no cost) come after all others in both directions.
+ */
+async function agentPageIds(db: PrismaClient, q: AgentPageQuery): Promise<string[]> {
+  if (q.limit === 0) return [];
+  const { expr, nullable } = AGENT_ORDER_SQL[q.order.field];
+  const asc = q.order.direction === "ASC";
+  const conditions = [q.where.sql];
+  const params = [...q.where.params];
+  if (q.cursor !== null) {
+    const at = await db.$queryRawUnsafe<{ v: unknown }[]>(
+      `SELECT ${expr} AS v FROM "Agent" WHERE "id" = ?`,
+      q.cursor,
+    );
+    const v = at[0]?.v ?? null;
+    // Forward: rows after (v, id); backward: rows before it. `beyond` compares values the
+    // way the order runs (forward) or against it (backward).
+    const beyond = asc !== q.backward ? ">" : "<";
+    const idOp = q.backward ? "<" : ">";
+    if (v === null) {
+      // The cursor row has no value: the null block is last.
+      conditions.push(
+        q.backward ? `(${expr} IS NOT NULL OR "id" ${idOp} ?)` : `(${expr} IS NULL AND "id" ${idOp} ?)`,
+      );
+      params.push(q.cursor);
+    } else {
+      const step = `(${expr} ${beyond} ? OR (${expr} = ? AND "id" ${idOp} ?))`;
+      conditions.push(
+        !nullable ? step : q.backward ? `(${expr} IS NOT NULL AND ${step})` : `(${expr} IS NULL OR ${step})`,
+      );
+      params.push(v, v, q.cursor);
+    }
+  }
+  // A backward page reads the order reversed from the cursor, then turns it around.
+  const dir = (forward: boolean) => (forward !== q.backward ? "ASC" : "DESC");
+  const orderSql = [
+    ...(nullable ? [`(${expr} IS NULL) ${dir(true)}`] : []),
+    `${expr} ${dir(asc)}`,
+    `"id" ${dir(true)}`,
+  ].join(", ");
+  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT "id" FROM "Agent" WHERE ${conditions.join(" AND ")} ORDER BY ${orderSql} LIMIT ?`,
+    ...params,
+    q.limit,
+  );
+  const ids = rows.map((r) => r.id);
+  return q.backward ? ids.reverse() : ids;
+}
+
 builder.queryFields((t) => ({
   fleet: t.field({
     type: FleetRef,
@@ -183,13 +256,26 @@ builder.queryFields((t) => ({
       cursor: "id",
       nullable: true,
       description:
-        "Runs, newest first, across the fleet — including ones caliband no longer lists. Viewer role; only the token's workspaces. Null (with an error) when an argument is bad.",
+        "Runs across the fleet — including ones caliband no longer lists — newest first unless `orderBy` says otherwise. Viewer role; only the token's workspaces. Null (with an error) when an argument is bad.",
       authScopes: { role: "viewer" },
-      args: { filter: t.arg({ type: AgentFilterRef, required: false, description: "Which runs." }) },
+      args: {
+        filter: t.arg({ type: AgentFilterRef, required: false, description: "Which runs." }),
+        orderBy: t.arg({
+          type: AgentOrderRef,
+          required: false,
+          description: "Order of the runs; default STARTED_AT DESC (newest first). Ties: agent id.",
+        }),
+      },
       validate: prismaCursorArgs("agent"),
       // AND: a filter on another workspace must not widen the token's view.
-      totalCount: (_root, args, ctx) =>
-        ctx.prisma.agent.count({ where: { AND: [visibleWhere(ctx), agentFilterWhere(args.filter)] } }),
+      totalCount: async (_root, args, ctx) => {
+        const where = agentFilterSql(args.filter, visibleWorkspaces(ctx.auth));
+        const rows = await ctx.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
+          `SELECT COUNT(*) AS n FROM "Agent" WHERE ${where.sql}`,
+          ...where.params,
+        );
+        return Number(rows[0]?.n ?? 0);
+      },
       resolve: async (query, _root, args, ctx) => {
         // A cursor is a position only among the runs the token may see: one naming another
         // workspace's run (or none) is refused alike, so it tells nothing about that run.
@@ -203,10 +289,37 @@ builder.queryFields((t) => ({
               { path: [c === args.after ? "after" : "before"], message: "not a cursor of this connection" },
             ]);
         }
-        return ctx.prisma.agent.findMany({
-          ...query,
-          where: { AND: [visibleWhere(ctx), agentFilterWhere(args.filter)] },
-          orderBy: [{ startedAt: "desc" }, { id: "asc" }],
+        // The page is chosen in SQL (keyset on the order's value and the id: every order, the
+        // computed ones included, with stable cursors), then read through Prisma for the selection.
+        const {
+          take,
+          skip: _skip,
+          cursor: _cursor,
+          ...selection
+        } = query as typeof query & {
+          take?: number;
+          skip?: number;
+          cursor?: unknown;
+        };
+        const backward = args.before != null || args.last != null;
+        const ids = await agentPageIds(ctx.prisma, {
+          where: agentFilterSql(args.filter, visibleWorkspaces(ctx.auth)),
+          order: (args.orderBy as AgentOrderArg | null | undefined) ?? DEFAULT_AGENT_ORDER,
+          cursor:
+            args.after != null
+              ? agentOfCursor(args.after)
+              : args.before != null
+                ? agentOfCursor(args.before)
+                : null,
+          backward,
+          limit: Math.abs(take ?? 0),
+        });
+        if (ids.length === 0) return [];
+        const rows = await ctx.prisma.agent.findMany({ ...selection, where: { id: { in: ids } } });
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        return ids.flatMap((id) => {
+          const row = byId.get(id);
+          return row ? [row] : [];
         });
       },
     },

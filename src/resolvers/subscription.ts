@@ -45,6 +45,7 @@ import {
   type GapItem,
 } from "../schema/events.js";
 import { WorkspaceHealthRef } from "../schema/workspace.js";
+import { RunChangesRef, runChangesOf } from "../schema/changes.js";
 import type { WorkspaceHealth } from "../fleet/state.js";
 import { visibleWorkspaces } from "../auth/roles.js";
 import type { EventReader } from "../bus/replay.js";
@@ -163,6 +164,7 @@ export type FleetChangeItem =
       reason: string | null;
       cursor: number;
     }
+  | { type: "changes"; agentId: string; workspace: string; cursor: number }
   | { type: "seed_complete"; cursor: number }
   | { type: "gap"; cursor: number };
 
@@ -342,6 +344,36 @@ const ScheduleChanged = builder
     }),
   });
 
+const ChangesCaptured = builder
+  .objectRef<Extract<FleetChangeItem, { type: "changes" }>>("ChangesCaptured")
+  .implement({
+    description:
+      "What a run changed was captured again, or could not be (its ChangesCapturedEvent, stored in the run's workspace stream): a new snapshot head, or a new capture state. Not part of the seed: read a run's changes with `agent.changes`.",
+    isTypeOf: (i) => (i as FleetChangeItem).type === "changes",
+    fields: (t) => ({
+      agentId: t.exposeString("agentId", { description: "The run's caliband agent id." }),
+      agent: t.prismaField(agentField),
+      workspace: t.prismaField({
+        type: "Workspace",
+        description: "Its workspace.",
+        resolve: (query, i, _a, ctx) =>
+          ctx.prisma.workspace.findUniqueOrThrow({ ...query, where: { name: i.workspace } }),
+      }),
+      changes: t.field({
+        type: RunChangesRef,
+        description: "The run's changes as stored now (they may have moved on since this item).",
+        resolve: async (i, _a, ctx) => {
+          const a = await ctx.prisma.agent.findUniqueOrThrow({
+            where: { id: i.agentId },
+            select: { id: true, workspace: true, status: true },
+          });
+          return runChangesOf(ctx, a);
+        },
+      }),
+      cursor: t.string({ description: CHANGE_CURSOR_DESCRIPTION, resolve: changeCursor }),
+    }),
+  });
+
 const FleetSeedComplete = builder
   .objectRef<Extract<FleetChangeItem, { type: "seed_complete" | "gap" }>>("FleetSeedComplete")
   .implement({
@@ -368,6 +400,7 @@ const FleetChangeRef = builder.unionType("FleetChange", {
     WorkspaceHealthChanged,
     LaunchChanged,
     ScheduleChanged,
+    ChangesCaptured,
     FleetSeedComplete,
   ],
   resolveType: (i) => {
@@ -384,13 +417,18 @@ const FleetChangeRef = builder.unionType("FleetChange", {
         return "LaunchChanged";
       case "schedule":
         return "ScheduleChanged";
+      case "changes":
+        return "ChangesCaptured";
       default:
         return "FleetSeedComplete";
     }
   },
 });
 
-/** The event kinds fleetChanges delivers as changes: agents' lifecycle, workspace health, launches, schedules. */
+/**
+ * The event kinds fleetChanges delivers as changes: agents' lifecycle, workspace health, launches,
+ * schedules, and captured changes (issue 16).
+ */
 const LIFECYCLE_KINDS: ReadonlySet<EventKind> = new Set([
   "agent_spawned",
   "agent_discovered",
@@ -399,6 +437,7 @@ const LIFECYCLE_KINDS: ReadonlySet<EventKind> = new Set([
   "workspace_health",
   "launch_changed",
   "schedule_changed",
+  "changes_captured",
 ]);
 
 /**
@@ -451,6 +490,11 @@ function changeOf(e: FleetEvent, position: number): FleetChangeItem | typeof SKI
         reason: e.payload.reason,
         cursor,
       };
+    case "changes_captured":
+      // Always about one run (stored in its workspace's stream with its agentId).
+      return e.agentId === ""
+        ? SKIP
+        : { type: "changes", agentId: e.agentId, workspace: e.workspace, cursor };
     default:
       return SKIP;
   }
@@ -636,7 +680,7 @@ builder.subscriptionFields((t) => ({
   fleetChanges: t.field({
     type: FleetChangeRef,
     description:
-      "Without `after`: a seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes (agents, workspace health, and launch and schedule changes: LaunchChanged, ScheduleChanged — launches and schedules are not seeded, read them with `launches` and `schedules`); nothing published between seed and live is lost. Each subscription without `after` (a reconnect included) starts with a new seed. With `after` (the `cursor` of the last item received; over SSE, `Last-Event-ID`): no seed, the changes committed after it replayed from the store, then live, none repeated. After falling behind: FleetSeedComplete with `fellBehind: true`, then the missed changes replayed from the store. Viewer role; only the token's workspaces.",
+      "Without `after`: a seed of the current fleet (one item per workspace and agent, then FleetSeedComplete), followed by live changes (agents, workspace health, launch and schedule changes: LaunchChanged, ScheduleChanged, and captured run changes: ChangesCaptured — launches, schedules and changes are not seeded, read them with `launches`, `schedules` and `agent.changes`); nothing published between seed and live is lost. Each subscription without `after` (a reconnect included) starts with a new seed. With `after` (the `cursor` of the last item received; over SSE, `Last-Event-ID`): no seed, the changes committed after it replayed from the store, then live, none repeated. After falling behind: FleetSeedComplete with `fellBehind: true`, then the missed changes replayed from the store. Viewer role; only the token's workspaces.",
     authScopes: { role: "viewer" },
     args: {
       after: t.arg.string({

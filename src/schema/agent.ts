@@ -3,6 +3,7 @@
  * queryable. Live fields (status, usage) are updated in the same transactions as the events that
  * justify them, so they never disagree with history.
  */
+import { z } from "zod";
 import { AGENT_ID, isTerminal } from "../caliband/wire.js";
 import { builder, registerNode } from "./builder.js";
 import { PAGE_ARGS, connectionTotal } from "./connections.js";
@@ -18,7 +19,8 @@ interface RunFailureView {
   reason: string | null;
 }
 
-const RunFailureRef = builder.objectRef<RunFailureView>("RunFailure").implement({
+/** GraphQL `RunFailure` (also the run report's `failure`, src/schema/report.ts). */
+export const RunFailureRef = builder.objectRef<RunFailureView>("RunFailure").implement({
   description:
     "Why a run ended FAILED or CRASHED, as recorded when it ended (its WorkerLogEvent): the end of the worker's log and the exit code its RunEnd implies.",
   fields: (t) => ({
@@ -183,6 +185,9 @@ export const AgentConnectionRef = builder.connectionObject(
   { name: "AgentEdge", description: "An agent run and its cursor." },
 );
 
+/** Longest `AgentFilter.search`, in characters. */
+export const SEARCH_MAX = 200;
+
 /** Which runs an agent connection lists (every condition must hold). */
 export const AgentFilterRef = builder.inputType("AgentFilter", {
   description: "Which runs to list; every given condition must hold.",
@@ -198,6 +203,14 @@ export const AgentFilterRef = builder.inputType("AgentFilter", {
       required: false,
       description: "Include runs caliband no longer lists (removed, respawned, vanished). Default true.",
     }),
+    search: t.string({
+      required: false,
+      description: `Only runs whose name, label or initial prompt (its first 4096 characters) contains this text, ignoring case (1–${SEARCH_MAX} characters).`,
+      validate: z
+        .string()
+        .min(1, "must not be empty")
+        .max(SEARCH_MAX, `must be at most ${SEARCH_MAX} characters`),
+    }),
   }),
 });
 
@@ -207,6 +220,8 @@ export interface AgentFilterArg {
   status?: readonly string[] | null;
   since?: Date | null;
   includeGone?: boolean | null;
+  /** Case-insensitive substring of `Agent.searchText` (src/store/agents.ts `agentSearchText`). */
+  search?: string | null;
 }
 
 /** The Prisma `where` of an agent filter (AND-ed with the caller's visibility rule). */
@@ -216,5 +231,113 @@ export function agentFilterWhere(f: AgentFilterArg | null | undefined): Record<s
     ...(f?.status ? { status: { in: [...f.status] } } : {}),
     ...(f?.since ? { startedAt: { gte: f.since } } : {}),
     ...(f?.includeGone === false ? { goneAt: null } : {}),
+    // searchText is stored lower-cased. Prisma's `contains` is SQLite's LIKE without an escape: a
+    // `%` or `_` in the text matches any characters here (Workspace.agents); Query.agents uses
+    // agentFilterSql, an exact substring.
+    ...(f?.search ? { searchText: { contains: f.search.toLowerCase() } } : {}),
   };
 }
+
+/**
+ * A SQL condition on the `Agent` table with its bound parameters (values are never interpolated).
+ */
+export interface SqlCondition {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The same filter as {@link agentFilterWhere} as SQL over `"Agent"` (for the ordered pages of
+ * Query.agents, see src/resolvers/query.ts); `visible` is the token's workspaces (null = all).
+ * Timestamps compare as epoch milliseconds (how the store keeps them); search is a plain substring
+ * (`instr`: `%` and `_` are not wildcards).
+ */
+export function agentFilterSql(
+  f: AgentFilterArg | null | undefined,
+  visible: readonly string[] | null,
+): SqlCondition {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (visible !== null) {
+    parts.push(visible.length ? `"workspace" IN (${visible.map(() => "?").join(", ")})` : "0");
+    params.push(...visible);
+  }
+  if (f?.workspace) {
+    parts.push(`"workspace" = ?`);
+    params.push(f.workspace);
+  }
+  if (f?.status) {
+    parts.push(f.status.length ? `"status" IN (${f.status.map(() => "?").join(", ")})` : "0");
+    params.push(...f.status);
+  }
+  if (f?.since) {
+    parts.push(`"startedAt" >= ?`);
+    params.push(f.since.getTime());
+  }
+  if (f?.includeGone === false) parts.push(`"goneAt" IS NULL`);
+  if (f?.search) {
+    parts.push(`instr("searchText", ?) > 0`);
+    params.push(f.search.toLowerCase());
+  }
+  return { sql: parts.length ? parts.join(" AND ") : "1", params };
+}
+
+/** Columns an agent connection can be ordered by (GraphQL `AgentOrderField`). */
+export type AgentOrderField = "STARTED_AT" | "FINISHED_AT" | "NAME" | "STATUS" | "COST" | "TOKENS";
+
+/** GraphQL `AgentOrderField`. */
+export const AgentOrderFieldEnum = builder.enumType("AgentOrderField", {
+  description: "What agent runs can be ordered by.",
+  values: {
+    STARTED_AT: { description: "When caliband started the run." },
+    FINISHED_AT: { description: "When it ended (runs still active have none and come last)." },
+    NAME: { description: "Its name (label or agent-<id>), ignoring case." },
+    STATUS: {
+      description:
+        "Its status, in life order: spawning, running, idle, done, failed, crashed, killed, unknown.",
+    },
+    COST: { description: "Estimated cost in USD (runs of an unpriced model have none and come last)." },
+    TOKENS: { description: "Input plus output tokens." },
+  } as const,
+});
+
+/** GraphQL `OrderDirection`. */
+export const OrderDirectionEnum = builder.enumType("OrderDirection", {
+  description: "Ascending or descending.",
+  values: {
+    ASC: { description: "Smallest (earliest, A) first." },
+    DESC: { description: "Largest (latest, Z) first." },
+  } as const,
+});
+
+/** An order of agent runs (GraphQL `AgentOrder`). */
+export interface AgentOrderArg {
+  field: AgentOrderField;
+  direction: "ASC" | "DESC";
+}
+
+/** How Query.agents orders runs by default (newest first, as before issue 16). */
+export const DEFAULT_AGENT_ORDER: AgentOrderArg = { field: "STARTED_AT", direction: "DESC" };
+
+/** GraphQL `AgentOrder`. */
+export const AgentOrderRef = builder.inputType("AgentOrder", {
+  description:
+    "How to order runs. Runs without a value (no finish time, no cost) come last in both directions; equal values are ordered by agent id; cursors stay positions in this order.",
+  fields: (t) => ({
+    field: t.field({ type: AgentOrderFieldEnum, required: true, description: "What to order by." }),
+    direction: t.field({ type: OrderDirectionEnum, required: true, description: "Which way." }),
+  }),
+});
+
+/** SQL expression of each order field over `"Agent"` (nullable ones: FINISHED_AT, COST). */
+export const AGENT_ORDER_SQL: Readonly<Record<AgentOrderField, { expr: string; nullable: boolean }>> = {
+  STARTED_AT: { expr: `"startedAt"`, nullable: false },
+  FINISHED_AT: { expr: `"finishedAt"`, nullable: true },
+  NAME: { expr: `lower("name")`, nullable: false },
+  STATUS: {
+    expr: `(CASE "status" WHEN 'spawning' THEN 0 WHEN 'running' THEN 1 WHEN 'idle' THEN 2 WHEN 'done' THEN 3 WHEN 'failed' THEN 4 WHEN 'crashed' THEN 5 WHEN 'killed' THEN 6 ELSE 7 END)`,
+    nullable: false,
+  },
+  COST: { expr: `"costUsd"`, nullable: true },
+  TOKENS: { expr: `("inputTokens" + "outputTokens")`, nullable: false },
+};

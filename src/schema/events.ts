@@ -394,6 +394,12 @@ eventType("agent_finished", "The run ended (RunEnd).", (t) => ({
     description: "Estimated cost in USD; null when the model's price is unknown.",
     resolve: (e) => e.payload.estimatedCostUsd,
   }),
+  finalMessage: t.string({
+    nullable: true,
+    description:
+      "The run's final assistant message: the text blocks of the last assistant message of RunEnd's final_messages, joined with a blank line, at most 16 KiB of UTF-8 (cut at a character boundary, `…` appended). Null when that message has no text, and for runs recorded before this field existed.",
+    resolve: (e) => e.payload.finalMessage,
+  }),
 }));
 eventType(
   "input_sent",

@@ -12,6 +12,8 @@ import "./usage.js";
 import "./workspace.js";
 import "./events.js";
 import "./agent.js";
+import "./changes.js";
+import "./report.js";
 import "./launch.js";
 import "./auth.js";
 import "../resolvers/health.js";
@@ -24,6 +26,7 @@ import "../resolvers/subscription.js";
 import "../resolvers/admin.js";
 import "../resolvers/webhooks.js";
 import "../resolvers/inbox.js";
+import "../resolvers/changes.js";
 import "../resolvers/node.js";
 
 let schema: GraphQLSchema | undefined;

@@ -25,9 +25,34 @@ export interface NewAgentRow {
   respawnedFrom: string | null;
 }
 
-/** Insert a run (or refresh an existing row's descriptive fields without touching its history). */
+/** How much of the initial prompt {@link agentSearchText} keeps, in characters (the migration's rule). */
+export const SEARCH_PROMPT_CHARS = 4096;
+
+/**
+ * What `agents(filter: {search})` matches for a run (issue 16 item 5): its name, the spec's
+ * `label` and the first {@link SEARCH_PROMPT_CHARS} characters (code points, as SQLite's `substr`
+ * counts them) of the spec's `initial_prompt`, joined by "\n" and lower-cased — the same rule as
+ * the backfill of migration 20261202004911_changes. A missing or non-string label or prompt counts
+ * as "".
+ */
+export function agentSearchText(name: string, spec: Record<string, unknown>): string {
+  const label = typeof spec["label"] === "string" ? spec["label"] : "";
+  const prompt = typeof spec["initial_prompt"] === "string" ? spec["initial_prompt"] : "";
+  // Code points, not UTF-16 units (an emoji is one character for SQLite too); a long prompt is
+  // cut before splitting so a huge one costs nothing.
+  const head = Array.from(prompt.slice(0, SEARCH_PROMPT_CHARS * 2))
+    .slice(0, SEARCH_PROMPT_CHARS)
+    .join("");
+  return `${name}\n${label}\n${head}`.toLowerCase();
+}
+
+/**
+ * Insert a run (or refresh an existing row's descriptive fields without touching its history);
+ * `searchText` is rewritten from the name and spec every time ({@link agentSearchText}).
+ */
 export function upsertAgentOp(db: PrismaClient, a: NewAgentRow): PendingOp {
   const data = {
+    searchText: agentSearchText(a.name, a.spec),
     workspace: a.workspace,
     name: a.name,
     status: a.status,

@@ -66,6 +66,14 @@ const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 1
 
 const row = (page: Page, id: string) => page.locator(`tr[data-agent-id="${id}"]`);
 
+/** Open the launch drawer from the header; its dialog. */
+async function openLaunch(page: Page) {
+  await page.getByRole("banner").getByRole("button", { name: "Launch", exact: true }).click();
+  const drawer = page.getByRole("dialog", { name: "Launch an agent" });
+  await drawer.waitFor();
+  return drawer;
+}
+
 describe("dashboard in Chromium", { timeout: 60_000 }, () => {
   it("loads under the strict CSP with correct content types and no console errors", async () => {
     context = await newContext();
@@ -115,9 +123,10 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
     for (const a of css) expect(a.type).toBe("text/css; charset=utf-8");
     for (const a of [...js, ...css]) expect(a.cache).toBe("public, max-age=31536000, immutable");
 
-    // The launch form is labelled and offers the workspace.
-    await eventually(() => page.getByLabel("Workspace", { exact: true }).inputValue()).toBe("demo");
-    await expect(page.getByLabel("Prompt").isVisible()).resolves.toBe(true);
+    // The launch form (in the header's drawer) is labelled and offers the workspace.
+    const drawer = await openLaunch(page);
+    await eventually(() => drawer.getByLabel("Workspace", { exact: true }).inputValue()).toBe("demo");
+    await expect(drawer.getByLabel("Prompt").isVisible()).resolves.toBe(true);
   });
 
   it("the gateway keeps /graphql, /healthz and /readyz; other GET/HEAD paths are the dashboard's", async () => {
@@ -139,14 +148,17 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
   });
 
   it("a spawned agent appears without a reload, and its status changes live", async () => {
-    const page = await openPage();
+    const page = await openPage("#/agents");
     await page.evaluate(() => document.body.setAttribute("data-loaded-once", "yes"));
     const id = await spawn("long fake:hold=60000");
     await row(page, id).waitFor();
     await eventually(() => row(page, id).getAttribute("data-status")).toBe("RUNNING");
     await expect(row(page, id).locator(".badge").textContent()).resolves.toBe("running");
+    // The overview's workspace card counts it (same document, another view).
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Overview" }).click();
     const counts = page.locator('article[data-workspace="demo"] li[data-status="RUNNING"] .count');
     await eventually(async () => Number(await counts.textContent())).toBeGreaterThanOrEqual(1);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
     // Still the same document: no reload happened.
     expect(await page.evaluate(() => document.body.getAttribute("data-loaded-once"))).toBe("yes");
     await h.gql(`mutation { killAgent(input: { agentId: "${id}" }) { __typename } }`);
@@ -283,18 +295,22 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
     await page.waitForURL((u) => /#\/agent\/[0-9a-f]{12}$/.test(u.hash) && !u.hash.endsWith(id));
     const next = new URL(page.url()).hash.split("/")[2] ?? "";
     await row(page, next).waitFor();
-    await eventually(() => row(page, id).count()).toBe(0);
+    // The old run stays in the table (history), marked as no longer listed by caliband.
+    await eventually(() => row(page, id).locator(".gone-note").count()).toBe(1);
     await page.locator(".facts a", { hasText: id }).waitFor();
   });
 
   it("the launch form spawns an agent with its options and opens it", async () => {
     const page = await openPage();
-    await page.getByLabel("Prompt").fill("hello from the form");
-    await page.getByLabel("Label").fill("form-agent");
-    await page.getByLabel("Tool allowlist").fill("Read, Grep");
-    await page.getByLabel("Shared working tree").check();
-    await page.getByRole("button", { name: "Launch" }).click();
+    const drawer = await openLaunch(page);
+    await drawer.getByLabel("Prompt").fill("hello from the form");
+    await drawer.getByLabel("Label").fill("form-agent");
+    await drawer.getByLabel("Tool allowlist").fill("Read, Grep");
+    await drawer.getByLabel("Shared working tree").check();
+    await drawer.getByRole("button", { name: "Launch", exact: true }).click();
     await page.waitForURL(/#\/agent\/[0-9a-f]{12}$/);
+    // The drawer closed once the run was launched.
+    await eventually(() => drawer.isVisible()).toBe(false);
     const id = new URL(page.url()).hash.split("/")[2] ?? "";
     await row(page, id).waitFor();
     await expect(row(page, id).locator("a").textContent()).resolves.toBe("form-agent");
@@ -311,17 +327,19 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
 
   it("a typed mutation error is shown to the operator", async () => {
     const page = await openPage();
-    await page.getByLabel("Prompt").fill("bad source");
-    await page.getByLabel("Source checkout").fill("no-such-source");
-    await page.getByRole("button", { name: "Launch" }).click();
-    const alert = page.locator("form.launch [role=alert]");
+    const drawer = await openLaunch(page);
+    await drawer.getByLabel("Prompt").fill("bad source");
+    await drawer.getByLabel("Source checkout").fill("no-such-source");
+    await drawer.getByRole("button", { name: "Launch", exact: true }).click();
+    const alert = drawer.locator("form.launch [role=alert]");
     await alert.waitFor();
     await expect(alert.textContent()).resolves.toMatch(/^Launch failed: [A-Z_]+: /);
   });
 
   it("an unknown agent id shows an error instead of an empty view", async () => {
     const page = await openPage("#/agent/000000000000");
-    const alert = page.locator("#agent-view [role=alert]");
+    // The view's own alert (its tabs' alerts are hidden while they have nothing to say).
+    const alert = page.locator("#agent-view [role=alert]:visible");
     await eventually(() => alert.textContent()).toMatch(/000000000000/);
     await expect(alert.isVisible()).resolves.toBe(true);
   });

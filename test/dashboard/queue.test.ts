@@ -153,7 +153,9 @@ describe("dashboard queue view in Chromium", { timeout: 90_000 }, () => {
     await page.goto(`${h.url}/?token=${encodeURIComponent(h.token)}`);
     await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
     const nav = page.getByRole("navigation", { name: "Main" });
-    await expect(nav.getByRole("link", { name: "Fleet" }).getAttribute("aria-current")).resolves.toBe("page");
+    await expect(nav.getByRole("link", { name: "Overview" }).getAttribute("aria-current")).resolves.toBe(
+      "page",
+    );
     await nav.getByRole("link", { name: "Queue" }).focus();
     await page.keyboard.press("Enter");
     await page.waitForURL(/#\/queue$/);
@@ -170,7 +172,7 @@ describe("dashboard queue view in Chromium", { timeout: 90_000 }, () => {
     const globalCap = page.locator('table.caps tr[data-cap="GLOBAL:"]');
     await eventually(() => globalCap.textContent()).toBe("global0 / 1");
     const demoBudget = page.locator('table.budgets tr[data-budget="WORKSPACE:demo:DAY"]');
-    await expect(demoBudget.textContent()).resolves.toBe("workspace demo · today$0.0000 / $10.00");
+    await expect(demoBudget.textContent()).resolves.toBe("workspace demo · today$0 / $10.00");
 
     const ids: string[] = [];
     for (const i of [1, 2, 3])

@@ -1,7 +1,8 @@
 /** The dashboard's timeline folding (pure logic, no browser). */
 import { describe, expect, it } from "vitest";
 import type { FleetEvent } from "../../dashboard/src/api/types.js";
-import { Timeline } from "../../dashboard/src/state/timeline.js";
+import { isLongText, Timeline } from "../../dashboard/src/state/timeline.js";
+import { agentTabHref, tabFromHash } from "../../dashboard/src/ui/tabs.js";
 
 let seq = 0;
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();
@@ -157,5 +158,29 @@ describe("Timeline", () => {
       exitCode: null,
       reason: null,
     });
+  });
+});
+
+describe("long text and the agent tab in the hash", () => {
+  it("a text is long past six lines, a line counting once per 90 characters it wraps to", () => {
+    expect(isLongText("")).toBe(false);
+    expect(isLongText(Array(6).fill("x").join("\n"))).toBe(false);
+    expect(isLongText(Array(7).fill("x").join("\n"))).toBe(true);
+    expect(isLongText("y".repeat(6 * 90))).toBe(false);
+    expect(isLongText("y".repeat(6 * 90 + 1))).toBe(true);
+    // Empty lines count too (a blank line takes a line on screen).
+    expect(isLongText("a\n\n\n\n\n\nb")).toBe(true);
+  });
+
+  it("the tab is the hash's last segment; the timeline has none", () => {
+    expect(tabFromHash("#/agent/abc123")).toBe("timeline");
+    expect(tabFromHash("#/agent/abc123/changes")).toBe("changes");
+    expect(tabFromHash("#/agent/abc123/report/")).toBe("report");
+    expect(tabFromHash("#/agent/abc123/nonsense")).toBe("timeline");
+    expect(tabFromHash("#/queue/abc")).toBe("timeline");
+    expect(agentTabHref("abc123", "timeline")).toBe("#/agent/abc123");
+    expect(agentTabHref("abc123", "changes")).toBe("#/agent/abc123/changes");
+    for (const tab of ["timeline", "changes", "report"] as const)
+      expect(tabFromHash(agentTabHref("abc123", tab))).toBe(tab);
   });
 });

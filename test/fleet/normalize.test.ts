@@ -11,6 +11,9 @@ import { describe, expect, it } from "vitest";
 import { TURN_EVENT_TYPES } from "../../src/caliband/wire.js";
 import { PayloadSchemas, type NewEvent } from "../../src/events/index.js";
 import {
+  capUtf8,
+  FINAL_MESSAGE_MAX_BYTES,
+  finalAssistantMessage,
   flattenToolResult,
   initialNormalizerState,
   MAX_OPEN_TOOLS,
@@ -168,6 +171,8 @@ const BASIC_EXPECTED = [
       usage: { input: 2510, output: 60, cacheRead: 0, cacheCreation: 0 },
       model: "claude-sonnet-4-5",
       estimatedCostUsd: cost((2510 * 3 + 60 * 15) / 1e6),
+      // the last assistant message of final_messages (the earlier one also called a tool)
+      finalMessage: "The README says hello. Done.",
     },
   },
 ];
@@ -326,6 +331,8 @@ const INTERACTIVE_EXPECTED = [
       usage: { input: 3910, output: 69, cacheRead: 0, cacheCreation: 0 },
       model: "claude-sonnet-4-5",
       estimatedCostUsd: cost((3910 * 3 + 69 * 15) / 1e6),
+      // the answer to the operator's message, the last assistant message of the conversation
+      finalMessage: "You said: ping from the operator",
     },
   },
 ];
@@ -482,6 +489,8 @@ const PROTOCOL_EXPECTED = [
       usage: { input: 9120, output: 410, cacheRead: 0, cacheCreation: 0 },
       model: "claude-sonnet-4-6",
       estimatedCostUsd: cost((9120 * 3 + 410 * 15) / 1e6),
+      // the abbreviated example's final_messages hold only the user's prompt
+      finalMessage: null,
     },
   },
 ];
@@ -1250,6 +1259,7 @@ describe("garbage tolerance", () => {
           usage: { input: 10, output: 2, cacheRead: 0, cacheCreation: 0 },
           model: null,
           estimatedCostUsd: null,
+          finalMessage: null,
         },
       },
     ]);
@@ -1429,6 +1439,7 @@ describe("RunEnd → agent_finished", () => {
       usage: { input: 1000, output: 100, cacheRead: 0, cacheCreation: 0 },
       model: null,
       estimatedCostUsd: null,
+      finalMessage: null,
     });
     const fromSpec = finish([runEnd({ HookDenied: "no" }, { turn_count: 0 })], {
       ...CTX,
@@ -1522,5 +1533,119 @@ describe("cost estimates", () => {
   it("converts Duration latencies to ms", () => {
     const r = run([PARALLEL_STREAM[11] ?? ""]);
     expect(view(r.events)[0]?.payload).toMatchObject({ ttftMs: 1000.000005, tbtMs: null });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The final assistant message (issue 16 item 4)
+// ---------------------------------------------------------------------------------------------
+
+const userText = (text: string) => ({ role: "user", content: [{ type: "text", text }] });
+const assistant = (...content: Record<string, unknown>[]) => ({ role: "assistant", content });
+const textBlock = (t: string) => ({ type: "text", text: t });
+const bytes = (s: string): number => Buffer.byteLength(s, "utf8");
+
+describe("RunEnd → agent_finished.finalMessage", () => {
+  it("is the text blocks of the last assistant message, joined with a blank line", () => {
+    const p = finish([
+      runEnd("EndOfTurn", {
+        final_messages: [
+          userText("fix it"),
+          assistant(textBlock("Looking."), { type: "tool_use", id: "t1", name: "Read", input: {} }),
+          {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "t1", content: [textBlock("file")] }],
+          },
+          assistant(
+            { type: "thinking", thinking: "private reasoning" },
+            textBlock("Fixed the test."),
+            { type: "tool_use", id: "t2", name: "Bash", input: { command: "true" } },
+            textBlock("   "),
+            textBlock("All green now."),
+          ),
+        ],
+      }),
+    ]);
+    expect(p.finalMessage).toBe("Fixed the test.\n\nAll green now.");
+  });
+
+  it("is null without an assistant message, or when the last one only called tools", () => {
+    expect(finish([runEnd("EndOfTurn")]).finalMessage).toBeNull();
+    expect(finish([runEnd("EndOfTurn", { final_messages: [userText("hi")] })]).finalMessage).toBeNull();
+    // an earlier assistant text is not the final message
+    const toolsOnly = finish([
+      runEnd(
+        { MaxTurnsReached: 2 },
+        {
+          final_messages: [
+            userText("go"),
+            assistant(textBlock("Starting.")),
+            assistant({ type: "tool_use", id: "t", name: "Bash", input: {} }),
+          ],
+        },
+      ),
+    ]);
+    expect(toolsOnly.finalMessage).toBeNull();
+  });
+
+  it("is still taken from a RunEnd whose other conversation parts are malformed (lenient)", () => {
+    const r = run([
+      runEnd("EndOfTurn", {
+        final_messages: [
+          { role: "user", content: [{ type: "image", source: 7 }] },
+          assistant(textBlock("Done.")),
+        ],
+      }),
+    ]);
+    expect(r.problems.map((x) => [x.reason, x.type])).toContainEqual(["lenient", "RunEnd"]);
+    expect(view(r.events)[0]?.payload).toMatchObject({ outcome: "EndOfTurn", finalMessage: "Done." });
+    // final_messages of no usable shape at all
+    expect(finish([runEnd("EndOfTurn", { final_messages: "nope" })]).finalMessage).toBeNull();
+  });
+
+  it("is cut to 16 KiB of UTF-8 at a character boundary, with an ellipsis", () => {
+    const long = "é".repeat(10_000) + "😀".repeat(2_000); // 20 000 + 8 000 bytes
+    const p = finish([runEnd("EndOfTurn", { final_messages: [assistant(textBlock(long))] })]);
+    const message = p.finalMessage ?? "";
+    expect(FINAL_MESSAGE_MAX_BYTES).toBe(16 * 1024);
+    expect(bytes(message)).toBeLessThanOrEqual(16 * 1024);
+    expect(bytes(message)).toBeGreaterThan(16 * 1024 - 4);
+    expect(message.endsWith("…")).toBe(true);
+    expect(long.startsWith(message.slice(0, -1))).toBe(true);
+    expect(PayloadSchemas.agent_finished.safeParse(p).success).toBe(true);
+  });
+
+  it("capUtf8 keeps what fits, and never splits a multi-byte character or a surrogate pair", () => {
+    expect(capUtf8("hello", 5)).toBe("hello");
+    expect(capUtf8("hello!", 5)).toBe("he…");
+    const exact = "a".repeat(16 * 1024);
+    expect(capUtf8(exact)).toBe(exact);
+    expect(capUtf8(exact + "b")).toBe("a".repeat(16 * 1024 - 3) + "…");
+    // 4-byte characters: a 10-byte budget holds one emoji + "…" (7 bytes), not half of a second
+    expect(capUtf8("😀😀😀", 10)).toBe("😀…");
+    expect(capUtf8("😀😀😀", 12)).toBe("😀😀😀");
+    expect(capUtf8("😀😀😀", 11)).toBe("😀😀…");
+    // 3-byte characters right at the boundary
+    expect(capUtf8("日本語です", 9)).toBe("日本…");
+    for (let max = 3; max < 40; max++) {
+      const cut = capUtf8("aé日😀".repeat(4), max);
+      expect(bytes(cut), String(max)).toBeLessThanOrEqual(max);
+      // no lone surrogate: every character survives a UTF-8 round trip
+      expect(Buffer.from(cut, "utf8").toString("utf8"), String(max)).toBe(cut);
+    }
+  });
+
+  it("finalAssistantMessage tolerates junk messages", () => {
+    expect(finalAssistantMessage(null)).toBeNull();
+    expect(finalAssistantMessage([null, 3, "x", { role: "assistant" }])).toBeNull();
+    expect(
+      finalAssistantMessage([
+        assistant(textBlock("a")),
+        { role: "assistant", content: [{ type: "text", text: 5 }] },
+      ]),
+    ).toBeNull();
+    expect(
+      finalAssistantMessage([assistant(textBlock("a")), { role: "system", content: [textBlock("s")] }]),
+    ).toBe("a");
   });
 });

@@ -229,6 +229,9 @@ const MUTATION_ERRORS: Record<string, string[]> = {
   updateWebhook: ["NotFoundError"],
   deleteWebhook: ["NotFoundError"],
   testWebhook: ["InvalidStateError", "NotFoundError"],
+  // What runs changed (issue 16): a branch git refuses is a ValidationError, one that exists a ConflictError.
+  applyChanges: ["ConflictError", "InvalidStateError", "NotFoundError"],
+  setChangeCapture: ["NotFoundError"],
 };
 
 type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };
@@ -670,5 +673,59 @@ describe("hostile ids and cursors (review of issue 13)", () => {
     expect(await first("0cdf4f6743ef")).toEqual({ code: "NOT_FOUND", seq: undefined });
     expect(await first(a)).toEqual({ code: undefined, seq: 1 });
     await ws.dispose();
+  });
+});
+
+describe("the run report's shape (issue 16 item 4)", () => {
+  it("Agent.report is a non-null RunReport whose status, outcome and capture state are the shared enums", async () => {
+    type Field = { name: string; type: TypeRef };
+    const r = await h.gql<{ agent: { fields: Field[] }; report: { fields: Field[] } }>(
+      `{ agent: __type(name: "Agent") { fields { name type { ${TYPE_REF} } } }
+         report: __type(name: "RunReport") { fields { name type { ${TYPE_REF} } } } }`,
+    );
+    expect(r.errors).toBeUndefined();
+    const of = (fields: Field[], name: string) => fields.find((f) => f.name === name)?.type;
+    const nonNull = (kind: string, name: string) => ({
+      kind: "NON_NULL",
+      name: null,
+      ofType: { kind, name, ofType: null },
+    });
+    expect(of(r.data!.agent.fields, "report")).toEqual(nonNull("OBJECT", "RunReport"));
+    const f = r.data!.report.fields;
+    expect(of(f, "status")).toEqual(nonNull("ENUM", "AgentStatus"));
+    expect(of(f, "outcome")).toEqual({ kind: "ENUM", name: "RunOutcome", ofType: null });
+    expect(of(f, "changes")).toEqual(nonNull("ENUM", "ChangeCaptureState"));
+    expect(of(f, "durationMs")).toEqual({ kind: "SCALAR", name: "Float", ofType: null });
+    expect(of(f, "failure")).toEqual({ kind: "OBJECT", name: "RunFailure", ofType: null });
+    expect(of(f, "files")).toEqual({
+      kind: "NON_NULL",
+      name: null,
+      // (TYPE_REF stops at the fourth level: no ofType there)
+      ofType: {
+        kind: "LIST",
+        name: null,
+        ofType: { kind: "NON_NULL", name: null, ofType: { kind: "OBJECT", name: "ChangedFile" } },
+      },
+    });
+    expect(of(f, "markdown")).toEqual(nonNull("SCALAR", "String"));
+    // And a finished run's report reads (once its frames are ingested: its status may come first).
+    const report = await waitFor(
+      async () => {
+        const d = await h.gql<{
+          agent: { report: { final: boolean; status: string; toolCalls: unknown[] } };
+        }>(
+          `query($id: String!) { agent(agentId: $id) { report { final status toolCalls { name calls failures } } } }`,
+          { id: a },
+        );
+        return d.data?.agent.report.toolCalls.length ? d.data.agent.report : null;
+      },
+      10_000,
+      "report",
+    );
+    expect(report).toEqual({
+      final: true,
+      status: "DONE",
+      toolCalls: [{ name: "Read", calls: 1, failures: 0 }],
+    });
   });
 });

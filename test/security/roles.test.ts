@@ -412,6 +412,24 @@ const CASES: Record<string, MutationCase> = {
   updateWebhook: webhookCase("UpdateWebhookInput", { name: "renamed by the matrix" }),
   deleteWebhook: webhookCase("DeleteWebhookInput"),
   testWebhook: webhookCase("TestWebhookInput"),
+  // What runs changed (issue 16): a branch of a held run's capture (a repeat is a ConflictError).
+  applyChanges: {
+    need: "operator",
+    scope: "workspace",
+    decl: "($input: ApplyChangesInput!)",
+    args: "input: $input",
+    vars: async (ws) => ({ input: { agentId: await held(ws), branch: `matrix-${++seq}` } }),
+    targets: (v) => ({ agentId: (v["input"] as { agentId: string }).agentId }),
+  },
+  // Turning capture on where it is on changes nothing, and still passes the rules.
+  setChangeCapture: {
+    need: "admin",
+    scope: "workspace",
+    decl: "($input: SetChangeCaptureInput!)",
+    args: "input: $input",
+    vars: async (ws) => ({ input: { workspace: ws, enabled: true } }),
+    targets: inputWorkspace,
+  },
 };
 
 /** Call mutation `field` as `token`; the GraphQL response must carry no errors. */
@@ -443,7 +461,13 @@ async function snapshot() {
         model: true,
         pendingConfig: true,
         removedAt: true,
+        captureChanges: true,
       },
+    }),
+    // Issue 16: branches made of runs' changes.
+    applied: await p.runCapture.findMany({
+      orderBy: { agentId: "asc" },
+      select: { agentId: true, appliedBranch: true, appliedCommit: true },
     }),
     agents: await p.agent.findMany({
       orderBy: { id: "asc" },
@@ -551,6 +575,9 @@ const ATTENTION_MUTATIONS: ReadonlySet<string> = new Set([
   "testWebhook",
 ]);
 
+/** The mutations on what runs changed (issue 16). */
+const CHANGES_MUTATIONS: ReadonlySet<string> = new Set(["applyChanges", "setChangeCapture"]);
+
 /**
  * The mutations in groups, each run on a gateway of its own: the audit log records at most
  * REFUSALS_PER_WINDOW refusals of one token a minute (src/auth/audit.ts), and the viewer (refused
@@ -560,12 +587,17 @@ const MATRIX_GROUPS: [string, string[]][] = [
   [
     "fleet, agents and tokens",
     Object.keys(CASES).filter(
-      (f) => !QUEUE_MUTATIONS.has(f) && !INBOX_MUTATIONS.has(f) && !ATTENTION_MUTATIONS.has(f),
+      (f) =>
+        !QUEUE_MUTATIONS.has(f) &&
+        !INBOX_MUTATIONS.has(f) &&
+        !ATTENTION_MUTATIONS.has(f) &&
+        !CHANGES_MUTATIONS.has(f),
     ),
   ],
   ["launch queue", Object.keys(CASES).filter((f) => QUEUE_MUTATIONS.has(f))],
   ["inbox", Object.keys(CASES).filter((f) => INBOX_MUTATIONS.has(f))],
   ["health monitor and webhooks", Object.keys(CASES).filter((f) => ATTENTION_MUTATIONS.has(f))],
+  ["changes", Object.keys(CASES).filter((f) => CHANGES_MUTATIONS.has(f))],
 ];
 
 describe.each(MATRIX_GROUPS)("role × mutation matrix (derived from the schema): %s", (_group, fields) => {
@@ -895,7 +927,8 @@ describe("queries and subscriptions", () => {
     workspaces: { need: "viewer", doc: "workspaces { name config { env { name valueSet } } }" },
     workspace: { need: "viewer", doc: `workspace(name: "demo") { name }` },
     agents: { need: "viewer", doc: "agents(first: 5) { edges { node { agentId } } }" },
-    agent: { need: "viewer", doc: "agent(agentId: $id) { agentId status }" },
+    // Agent.report (issue 16): a viewer reads the run report, markdown included.
+    agent: { need: "viewer", doc: "agent(agentId: $id) { agentId status report { final turns markdown } }" },
     events: { need: "viewer", doc: "events(of: { agentId: $id }, first: 2) { nodes { seq } }" },
     usage: { need: "viewer", doc: "usage { turns }" },
     metrics: { need: "viewer", doc: "metrics { pollsTotal }" },

@@ -25,6 +25,8 @@ export interface WorkerContext {
   readonly frameDelayMs: number;
   /** The agent's session dir, `<store base>/<id>` (§5.6). */
   readonly sessionDir: string;
+  /** The record's `working_dir`: the worker's cwd (its worktree, or the source dir); "" when none. */
+  readonly workingDir: string;
   /** Publishes one frame: ring buffer, every connected reader, and `stdout.ndjson` (§3.2). */
   emit(frame: Frame): void;
   /** Waits `ms` milliseconds (0 = yield once). */
@@ -97,6 +99,12 @@ export interface PromptTokens {
   plan: boolean;
   /** `fake:ask`: turn 1's answer ends with a question ({@link FAKE_QUESTION}). */
   ask: boolean;
+  /**
+   * `fake:edit`: the run really edits files in its working dir over two tool-using turns, then
+   * (after `fake:hold`, default {@link FAKE_EDIT_SUMMARY_PAUSE_MS}) a text-only summary turn; see
+   * {@link runEdit}.
+   */
+  edit: boolean;
 }
 
 /** Extracts `fake:*` tokens from a prompt; unknown tokens are plain prompt text. */
@@ -108,6 +116,7 @@ export function parsePromptTokens(prompt: string): PromptTokens {
     unknownFrame: false,
     plan: false,
     ask: false,
+    edit: false,
   };
   for (const m of prompt.matchAll(/fake:([a-z-]+)(?:=(\d+))?/g)) {
     const name = m[1];
@@ -126,6 +135,7 @@ export function parsePromptTokens(prompt: string): PromptTokens {
     else if (name === "fail-first" && n !== undefined) t.failFirst = n;
     else if (name === "plan") t.plan = true;
     else if (name === "ask") t.ask = true;
+    else if (name === "edit") t.edit = true;
   }
   return t;
 }
@@ -320,6 +330,7 @@ async function runDefault(ctx: WorkerContext, given: PromptTokens): Promise<numb
     });
     return { exitCode: 1, linger: true };
   }
+  if (tok.edit) return runEdit(ctx, tok);
   const conv = new Conversation(spec.initial_prompt);
   const p = new Pacer(ctx);
   const turnStart = (i: number): Json => ({
@@ -405,6 +416,245 @@ async function runDefault(ctx: WorkerContext, given: PromptTokens): Promise<numb
       await p.emit(delta(turn, reply));
       const u: [number, number] = [1310 + 90 * (turn - 1), Math.ceil(reply.length / 4) + 1];
       await p.emit(conv.turnEnd(turn, { role: "assistant", content: [text(reply)] }, [], "end_turn", u));
+      turn++;
+    }
+  }
+  await p.emit(conv.runEnd());
+  return 0;
+}
+
+/** Pause before `fake:edit`'s summary turn without `fake:hold` (a model writing its summary), ms. */
+export const FAKE_EDIT_SUMMARY_PAUSE_MS = 300;
+
+/** The file `fake:edit` creates in turn 0 and edits in turn 1: `notes/fake-<id>.md`. */
+export function fakeEditNotePath(id: string): string {
+  return `notes/fake-${id}.md`;
+}
+
+/** Contents of {@link fakeEditNotePath} after turn 0 (`after` 0) and after turn 1 (`after` 1). */
+export function fakeEditNote(id: string, after: 0 | 1): string {
+  const first = `# Notes of fake agent ${id}\n`;
+  return after === 0 ? first : `${first}second pass by ${id}\n`;
+}
+
+/** The line `fake:edit` appends after README.md's last line in turn 0. */
+export function fakeEditReadmeLine(id: string): string {
+  return `edited by fake agent ${id}`;
+}
+
+/** The file `fake:edit` removes in turn 0 (with `rm -f`, so it may be absent). */
+export const FAKE_EDIT_REMOVED = "OBSOLETE.txt";
+
+/** A tool the fake ran: its frames' blocks for the conversation. */
+interface ToolRun {
+  use: Json;
+  result: Json;
+}
+
+/**
+ * One tool call's frames (`ToolCallStart`, two `ToolCallInputDelta`, `ToolCallEnd`), as the default
+ * script's `Read`; `act` performs the tool's effect between the input and the end (as a real tool
+ * runs), returning its result text and whether it failed.
+ */
+async function toolCall(
+  p: Pacer,
+  turn: number,
+  toolId: string,
+  name: string,
+  input: Json,
+  act: () => { ok: boolean; text: string },
+): Promise<ToolRun> {
+  const inputJson = JSON.stringify(input);
+  const cut = inputJson.indexOf(":") + 1;
+  await p.emit({ type: "ToolCallStart", turn_index: turn, tool_use_id: toolId, name });
+  for (const part of [inputJson.slice(0, cut), inputJson.slice(cut)]) {
+    await p.emit({ type: "ToolCallInputDelta", turn_index: turn, tool_use_id: toolId, partial_json: part });
+  }
+  let r: { ok: boolean; text: string };
+  try {
+    r = act();
+  } catch (e) {
+    r = { ok: false, text: (e as Error).message };
+  }
+  await p.emit({
+    type: "ToolCallEnd",
+    turn_index: turn,
+    tool_use_id: toolId,
+    is_error: !r.ok,
+    content: [text(r.text)],
+    result_text: r.text,
+    truncated: false,
+  });
+  return {
+    use: { type: "tool_use", id: toolId, name, input },
+    result: { type: "tool_result", tool_use_id: toolId, content: [text(r.text)], is_error: !r.ok },
+  };
+}
+
+/** Claude Code's `Edit`: replace the first `old_string` of a file under `dir`. */
+function editFile(
+  dir: string,
+  file: string,
+  oldString: string,
+  newString: string,
+): { ok: boolean; text: string } {
+  const abs = path.join(dir, file);
+  if (!fs.existsSync(abs)) return { ok: false, text: "File does not exist." };
+  const body = fs.readFileSync(abs, "utf8");
+  const at = body.indexOf(oldString);
+  if (at < 0) return { ok: false, text: "String to replace not found in file." };
+  fs.writeFileSync(abs, body.slice(0, at) + newString + body.slice(at + oldString.length));
+  return { ok: true, text: `The file ${file} has been updated.` };
+}
+
+/** The last non-empty line of a file under `dir` ("" when it has none or is missing). */
+function lastLine(dir: string, file: string): string {
+  try {
+    const lines = fs
+      .readFileSync(path.join(dir, file), "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
+    return lines[lines.length - 1] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * `fake:edit`: a run that changes files in its working dir (`ctx.workingDir`), for change capture.
+ * - turn 0: `Write` creates {@link fakeEditNotePath} ({@link fakeEditNote} 0), `Edit` appends
+ *   {@link fakeEditReadmeLine} after README.md's last line, `Bash` runs `rm -f OBSOLETE.txt`;
+ *   `stop_reason: tool_use`;
+ * - turn 1: `Edit` adds a second line to the note ({@link fakeEditNote} 1); `tool_use`;
+ * - then a pause: `fake:hold=MS` (`release()` ends it), else {@link FAKE_EDIT_SUMMARY_PAUSE_MS};
+ * - turn 2: a text-only summary, `end_turn`; an interactive agent then waits for input as the
+ *   default script does; `RunEnd(EndOfTurn)`, exit 0.
+ */
+async function runEdit(ctx: WorkerContext, tok: PromptTokens): Promise<number | ScriptExit> {
+  const { id, spec } = ctx;
+  const dir = ctx.workingDir;
+  const model = spec.model ?? DEFAULT_FAKE_MODEL;
+  const conv = new Conversation(spec.initial_prompt);
+  const p = new Pacer(ctx);
+  const turnStart = (i: number): Json => ({
+    type: "TurnStart",
+    turn_index: i,
+    message_id: `msg_fake_${id}_${i}`,
+    model,
+  });
+  const delta = (i: number, t: string): Json => ({
+    type: "AssistantTextDelta",
+    turn_index: i,
+    content_block_index: 0,
+    text: t,
+  });
+  const noDir = (): { ok: boolean; text: string } => ({ ok: false, text: "No working directory." });
+  const note = fakeEditNotePath(id);
+
+  // Turn 0: write a note, edit the README, remove the obsolete file.
+  await p.emit(turnStart(0));
+  const say0 = "I'll make the changes.";
+  await p.emit(delta(0, say0));
+  const runs0: ToolRun[] = [];
+  runs0.push(
+    await toolCall(
+      p,
+      0,
+      `toolu_fake_${id}_w`,
+      "Write",
+      { file_path: note, content: fakeEditNote(id, 0) },
+      () => {
+        if (dir === "") return noDir();
+        fs.mkdirSync(path.join(dir, path.dirname(note)), { recursive: true });
+        fs.writeFileSync(path.join(dir, note), fakeEditNote(id, 0));
+        return { ok: true, text: `File created successfully at: ${note}` };
+      },
+    ),
+  );
+  const last = dir === "" ? "" : lastLine(dir, "README.md");
+  runs0.push(
+    await toolCall(
+      p,
+      0,
+      `toolu_fake_${id}_e`,
+      "Edit",
+      { file_path: "README.md", old_string: last, new_string: `${last}\n${fakeEditReadmeLine(id)}` },
+      () =>
+        dir === ""
+          ? noDir()
+          : last === ""
+            ? { ok: false, text: "File does not exist." }
+            : editFile(dir, "README.md", last, `${last}\n${fakeEditReadmeLine(id)}`),
+    ),
+  );
+  runs0.push(
+    await toolCall(
+      p,
+      0,
+      `toolu_fake_${id}_b`,
+      "Bash",
+      { command: `rm -f ${FAKE_EDIT_REMOVED}`, description: "Remove the obsolete file" },
+      () => {
+        if (dir === "") return noDir();
+        fs.rmSync(path.join(dir, FAKE_EDIT_REMOVED), { force: true });
+        return { ok: true, text: "" };
+      },
+    ),
+  );
+  await p.emit(
+    conv.turnEnd(
+      0,
+      { role: "assistant", content: [text(say0), ...runs0.map((r) => r.use)] },
+      [{ role: "user", content: runs0.map((r) => r.result) }],
+      "tool_use",
+      [1200, 96],
+    ),
+  );
+
+  // Turn 1: a second pass over the note.
+  await p.emit(turnStart(1));
+  const say1 = "One more line for the note.";
+  await p.emit(delta(1, say1));
+  const first = fakeEditNote(id, 0).trimEnd();
+  const run1 = await toolCall(
+    p,
+    1,
+    `toolu_fake_${id}_e2`,
+    "Edit",
+    { file_path: note, old_string: first, new_string: `${first}\nsecond pass by ${id}` },
+    () => (dir === "" ? noDir() : editFile(dir, note, first, `${first}\nsecond pass by ${id}`)),
+  );
+  await p.emit(
+    conv.turnEnd(
+      1,
+      { role: "assistant", content: [text(say1), run1.use] },
+      [{ role: "user", content: [run1.result] }],
+      "tool_use",
+      [1400, 40],
+    ),
+  );
+
+  // The model writes its summary (tests wait here for the snapshot of turn 1).
+  await ctx.hold(tok.hold ?? FAKE_EDIT_SUMMARY_PAUSE_MS);
+
+  // Turn 2: the summary, text only.
+  await p.emit(turnStart(2));
+  const summary = `Done: wrote ${note}, appended a line to README.md and removed ${FAKE_EDIT_REMOVED}.`;
+  await p.emit(delta(2, summary));
+  await p.emit(conv.turnEnd(2, { role: "assistant", content: [text(summary)] }, [], "end_turn", [1500, 30]));
+
+  if (spec.interactive) {
+    let turn = 3;
+    for (;;) {
+      const input = await ctx.nextInput();
+      if (input === null) break;
+      conv.messages.push({ role: "user", content: [text(input)] });
+      const reply = `You said: ${input}`;
+      await p.emit(turnStart(turn));
+      await p.emit(delta(turn, reply));
+      await p.emit(
+        conv.turnEnd(turn, { role: "assistant", content: [text(reply)] }, [], "end_turn", [1600, 8]),
+      );
       turn++;
     }
   }

@@ -494,6 +494,7 @@ export class FakeWorker {
       spec: this.init.spec,
       frameDelayMs: this.init.frameDelayMs,
       sessionDir: this.init.sessionDir,
+      workingDir: this.init.workingDir,
       emit: (frame) => {
         this.throwIfStopped();
         this.emitLine(frameBytes(frame));

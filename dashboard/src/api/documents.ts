@@ -54,6 +54,7 @@ export const FLEET_CHANGES = `subscription DashboardFleetChanges {
       cursor change scheduleReason: reason fireAt schedule { ${SCHEDULE_FIELDS} }
       firedLaunch: launch { ${LAUNCH_FIELDS} }
     }
+    ... on ChangesCaptured { cursor agentId }
   }
 }`;
 

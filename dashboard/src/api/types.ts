@@ -105,7 +105,9 @@ export type FleetChange =
     }
   | { __typename: "FleetSeedComplete"; fellBehind: boolean }
   | LaunchChanged
-  | ScheduleChanged;
+  | ScheduleChanged
+  /** A run's captured changes changed (the agent view reads them again: agent-documents.ts). */
+  | { __typename: "ChangesCaptured"; cursor: string; agentId: string };
 
 /** A `LaunchChanged` item of `fleetChanges`: one launch moved from `from` to `to`. */
 export interface LaunchChanged {

@@ -6,6 +6,26 @@
  */
 import type { AgentStatus, FleetEvent, TokenUsage } from "../api/types.js";
 
+/** A text longer than this many lines is shown collapsed ("Show more"): the prompt, a long message. */
+export const COLLAPSED_LINES = 6;
+
+/** Characters a line holds before it wraps, for {@link isLongText} (a narrow panel's width). */
+export const WRAP_COLUMNS = 90;
+
+/**
+ * Whether `text` takes more than `lines` lines when shown: each line of it counts as one line per
+ * `columns` characters (it wraps), at least one. Decided from the text (not the layout), so it is
+ * the same in a hidden tab and at any width.
+ */
+export function isLongText(text: string, lines = COLLAPSED_LINES, columns = WRAP_COLUMNS): boolean {
+  let n = 0;
+  for (const line of text.split("\n")) {
+    n += Math.max(1, Math.ceil(line.length / columns));
+    if (n > lines) return true;
+  }
+  return false;
+}
+
 /** One row of the timeline. */
 export type TimelineEntry =
   | { kind: "status"; ts: string; from: AgentStatus; to: AgentStatus }

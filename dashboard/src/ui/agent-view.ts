@@ -1,8 +1,13 @@
 /**
- * The agent view: facts about one run, its actions (see `agent-actions.ts`) and its live timeline
- * from `agentEvents`, resumed after the last cursor on reconnect.
+ * The agent view: facts about one run, its actions (see `agent-actions.ts`), and three tabs
+ * (issue 16): its live timeline from `agentEvents` (resumed after the last cursor on reconnect),
+ * its changes (`changes-view.ts`, read again when a `ChangesCaptured` item of `fleetChanges` names
+ * it: {@link AgentView.onFleetChange}) and its report (`report-view.ts`, read again when a turn or
+ * the run ends). The tab is in the URL hash: `#/agent/<id>` (timeline), `#/agent/<id>/changes`,
+ * `#/agent/<id>/report`; choosing a tab replaces the hash without a history entry.
  */
 import { AGENT_EVENTS, AGENT_QUERY } from "../api/documents.js";
+import { NONE } from "../../../src/format/index.js";
 import { request } from "../api/http.js";
 import type { LiveConnection } from "../api/live.js";
 import type { Agent, FleetEvent } from "../api/types.js";
@@ -10,9 +15,12 @@ import type { FleetState } from "../state/fleet.js";
 import { Timeline } from "../state/timeline.js";
 import { AgentActions } from "./agent-actions.js";
 import { agentHref } from "./agents-table.js";
+import { ChangesView } from "./changes-view.js";
 import { h, replaceChildren, type Child } from "./dom.js";
 import { formatCost, formatDateTime, formatTokens, statusLabel } from "./format.js";
-import { exitCodeText, renderEntry, workerLogBlock } from "./timeline-view.js";
+import { ReportView } from "./report-view.js";
+import { agentTabHref, AGENT_TABS, tabFromHash, Tabs, type AgentTab } from "./tabs.js";
+import { carryOpenState, collapsible, exitCodeText, renderEntry, workerLogBlock } from "./timeline-view.js";
 
 /** How long to wait after a turn's end before re-reading the agent's totals, ms. */
 const REFRESH_DEBOUNCE_MS = 500;
@@ -26,7 +34,16 @@ interface Open {
   fetched: Agent | null;
   stop: () => void;
   refreshTimer?: ReturnType<typeof setTimeout>;
+  /** The run was seen terminal (its report is read again once when it ends). */
+  sawEnd: boolean;
 }
+
+/** The tab labels. */
+const TAB_LABELS: Readonly<Record<AgentTab, string>> = {
+  timeline: "Timeline",
+  changes: "Changes",
+  report: "Report",
+};
 
 /** The agent panel. */
 export class AgentView {
@@ -54,22 +71,38 @@ export class AgentView {
   private readonly list = h("ol", { class: "timeline", "aria-label": "Events" });
   private readonly scroller = h(
     "div",
-    { class: "timeline-scroll", tabindex: 0, role: "region", "aria-labelledby": "timeline-heading" },
+    { class: "timeline-scroll", tabindex: 0, role: "region", "aria-label": "Timeline" },
     this.list,
   );
   private readonly streamState = h("p", { class: "muted stream-state" });
+  private readonly changes = new ChangesView();
+  private readonly report = new ReportView();
+  private readonly tabs = new Tabs<AgentTab>(
+    "agent",
+    "Agent views",
+    AGENT_TABS.map((key) => ({
+      key,
+      label: TAB_LABELS[key],
+      content:
+        key === "timeline"
+          ? h("div", { class: "timeline-panel" }, this.scroller, this.streamState)
+          : key === "changes"
+            ? this.changes.element
+            : this.report.element,
+    })),
+    (tab) => this.onTab(tab),
+  );
   private readonly detail = h(
     "div",
     { class: "agent-detail", hidden: true },
     this.statusLine,
-    this.facts,
-    this.failure,
     this.actions.bar,
     this.error,
     this.actions.inputForm,
-    h("h3", { id: "timeline-heading" }, "Timeline"),
-    this.scroller,
-    this.streamState,
+    this.facts,
+    this.failure,
+    this.tabs.list,
+    this.tabs.panels,
   );
   private readonly placeholder = h(
     "p",
@@ -78,25 +111,41 @@ export class AgentView {
   );
 
   constructor(
-    container: HTMLElement,
+    private readonly container: HTMLElement,
     private readonly fleet: FleetState,
     private readonly live: LiveConnection,
   ) {
     replaceChildren(container, this.heading, this.placeholder, this.detail);
   }
 
-  /** Show `agentId` (or nothing), following its events live. */
-  show(agentId: string | null): void {
-    if (this.open?.agentId === agentId) return;
+  /**
+   * Show `agentId` (or nothing), following its events live, on `tab` (by default the one the URL
+   * hash names: `#/agent/<id>/<tab>`, else the timeline).
+   */
+  show(agentId: string | null, tab: AgentTab = tabFromHash(location.hash)): void {
+    if (this.open?.agentId === agentId) {
+      if (agentId !== null) this.selectTab(tab);
+      return;
+    }
     this.close();
     this.placeholder.hidden = agentId !== null;
     this.detail.hidden = agentId === null;
+    this.changes.open(agentId);
+    this.report.open(agentId);
     if (agentId === null) {
       this.heading.textContent = "Agent";
       return;
     }
-    const open: Open = { agentId, timeline: new Timeline(), items: [], fetched: null, stop: () => {} };
+    const open: Open = {
+      agentId,
+      timeline: new Timeline(),
+      items: [],
+      fetched: null,
+      stop: () => {},
+      sawEnd: false,
+    };
     this.open = open;
+    this.selectTab(tab);
     this.list.replaceChildren();
     this.setError(null);
     this.streamState.textContent = "Connecting to the agent's events…";
@@ -122,6 +171,38 @@ export class AgentView {
     this.heading.focus();
   }
 
+  /**
+   * A `fleetChanges` item (main.ts forwards every one): a `ChangesCaptured` item for the agent shown
+   * makes its changes and report tabs read again (now if shown, else when shown). Others are ignored.
+   */
+  onFleetChange(change: { readonly __typename: string }): void {
+    const open = this.open;
+    if (!open || change.__typename !== "ChangesCaptured") return;
+    if (!("agentId" in change) || change.agentId !== open.agentId) return;
+    this.changes.invalidate();
+    this.report.invalidate();
+  }
+
+  /** The selected tab. */
+  get tab(): AgentTab {
+    return this.tabs.selected;
+  }
+
+  private selectTab(tab: AgentTab): void {
+    this.tabs.select(tab);
+    // The page may give the view more room for a diff (style.css: the changes tab).
+    this.container.dataset["tab"] = tab;
+    this.changes.setVisible(tab === "changes");
+    this.report.setVisible(tab === "report");
+  }
+
+  /** The reader chose a tab: show it and put it in the hash (no history entry, no hashchange). */
+  private onTab(tab: AgentTab): void {
+    this.selectTab(tab);
+    const open = this.open;
+    if (open) history.replaceState(history.state, "", agentTabHref(open.agentId, tab));
+  }
+
   /** Redraw facts and actions (after any fleet change). */
   refresh(): void {
     const open = this.open;
@@ -135,6 +216,12 @@ export class AgentView {
       replaceChildren(this.facts);
       this.showFailure(null);
       return;
+    }
+    if (agent.terminal && !open.sawEnd) {
+      // The run ended: its report is final now, and its changes are no longer "still going".
+      open.sawEnd = true;
+      this.report.invalidate();
+      this.changes.invalidate();
     }
     const gone = this.fleet.gone.get(open.agentId);
     this.heading.textContent = agent.name;
@@ -199,8 +286,8 @@ export class AgentView {
     const li = renderEntry(entry);
     const old = open.items[index];
     if (old) {
-      // Keep an expanded tool call expanded when its result arrives.
-      if (old.querySelector("details")?.open) li.querySelector("details")?.setAttribute("open", "");
+      // Keep an expanded tool call or message expanded when it changes.
+      carryOpenState(old, li);
       old.replaceWith(li);
     } else {
       this.list.append(li);
@@ -212,6 +299,7 @@ export class AgentView {
       // A turn ended: re-read the agent's totals (tokens, cost) once the burst settles.
       clearTimeout(open.refreshTimer);
       open.refreshTimer = setTimeout(() => void this.fetch(open), REFRESH_DEBOUNCE_MS);
+      this.report.invalidate();
     }
   }
 
@@ -240,9 +328,9 @@ function factRows(agent: Agent, replacedBy: string | null): Child[] {
     row("Turns", String(agent.turns)),
     row("Tokens", formatTokens(agent.usage)),
     row("Cost", formatCost(agent.estimatedCostUsd)),
-    row("Outcome", agent.outcome ?? (agent.terminal ? "none recorded" : "still running")),
+    row("Outcome", agent.outcome ?? (agent.terminal ? NONE : "still running")),
     agent.respawnedFrom ? row("Respawned from", link(agent.respawnedFrom.agentId)) : null,
     replacedBy ? row("Replaced by", link(replacedBy)) : null,
-    row("Prompt", h("p", { class: "prompt" }, spec.prompt)),
+    row("Prompt", collapsible(h("p", { class: "prompt" }, spec.prompt), spec.prompt)),
   ];
 }

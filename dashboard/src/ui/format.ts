@@ -1,22 +1,35 @@
-/** Human formatting of numbers, times and statuses. */
+/**
+ * Human formatting of numbers, times and statuses. Money, token counts, durations, outcomes and
+ * "nothing" are src/format's — the one wording the CLI and run reports share (issue 16 item 5) —
+ * re-exported here; this module adds what only the page needs (ages, clock times, labels).
+ */
+import {
+  NONE,
+  formatBytes,
+  formatCost as sharedCost,
+  formatDuration as sharedDuration,
+  formatInt,
+  formatNone,
+  formatOutcome,
+  formatTokens as compactTokens,
+} from "../../../src/format/index.js";
 import type { AgentStatus, TokenUsage } from "../api/types.js";
 
-const integer = new Intl.NumberFormat("en-US");
+export { NONE, formatBytes, formatInt, formatNone, formatOutcome };
 
-/** 12,345 */
-export function formatInt(n: number): string {
-  return integer.format(n);
-}
-
-/** "1,200 in / 48 out" */
+/** "1,200 in / 48 out" (a run's or a turn's usage in full). */
 export function formatTokens(u: TokenUsage): string {
   return `${formatInt(u.input)} in / ${formatInt(u.output)} out`;
 }
 
-/** "$0.0123", or "n/a" when the model's price is unknown (never a fake 0). */
-export function formatCost(usd: number | null): string {
-  if (usd === null) return "n/a";
-  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+/** Compact token count: "950", "1.2k", "4.1M"; "—" for null (src/format `formatTokens`). */
+export function formatTokenCount(n: number | null | undefined): string {
+  return compactTokens(n);
+}
+
+/** "$0.0123", "$4.20", or "—" when the model's price is unknown (never a fake 0; src/format `formatCost`). */
+export function formatCost(usd: number | null | undefined): string {
+  return sharedCost(usd);
 }
 
 /** Elapsed time in its two largest units: "42s", "3m 4s", "2h 5m", "3d 2h". */
@@ -30,9 +43,17 @@ export function formatAge(ms: number): string {
   return `${Math.floor(hrs / 24)}d ${hrs % 24}h`;
 }
 
-/** "420 ms", "1.2 s" */
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+/** "420 ms", "1.2 s", "3m 05s"; "—" for null (src/format `formatDuration`). */
+export function formatDuration(ms: number | null | undefined): string {
+  return sharedDuration(ms);
+}
+
+/**
+ * A run's outcome as the worker named it (`EndOfTurn`, the CLI's spelling too), or "—" when no
+ * end of run was read.
+ */
+export function outcomeText(outcomeName: string | null | undefined): string {
+  return outcomeName ?? NONE;
 }
 
 /** Local time of an RFC 3339 instant, e.g. "14:03:11". */

@@ -48,6 +48,8 @@ export interface KeyedTableOptions<T> {
 /** A keyed table; `element` is the `<table>`. */
 export class KeyedTable<T> {
   readonly element: HTMLTableElement;
+  /** The column header cells, in column order (e.g. for sort buttons and `aria-sort`). */
+  readonly headers: HTMLTableCellElement[];
   private readonly tbody = h("tbody");
   private readonly rows = new Map<string, Row<T>>();
   private readonly emptyRow: HTMLTableRowElement;
@@ -59,19 +61,12 @@ export class KeyedTable<T> {
     this.emptyRow = h("tr", { class: "empty" }, h("td", { colspan: n }, opts.empty));
     this.note.colSpan = n;
     this.noteRow = h("tr", { class: "empty more" }, this.note);
+    this.headers = opts.columns.map((c) => h("th", { scope: "col", class: c.cls }, c.header));
     this.element = h(
       "table",
       { class: `data ${opts.cls}` },
       h("caption", { class: opts.hideCaption ? "visually-hidden" : undefined }, opts.caption),
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          opts.columns.map((c) => h("th", { scope: "col", class: c.cls }, c.header)),
-        ),
-      ),
+      h("thead", {}, h("tr", {}, this.headers)),
       this.tbody,
     );
     this.tbody.append(this.emptyRow);
@@ -112,14 +107,23 @@ export class KeyedTable<T> {
     }
   }
 
+  /** What the table says when there is no row (e.g. "Loading…", then "No runs yet"). */
+  setEmpty(text: string): void {
+    const cell = this.emptyRow.firstElementChild;
+    if (cell && cell.textContent !== text) cell.textContent = text;
+  }
+
   /** Redraw every cell at `now` (ages; changed cells only). */
   tick(now: number): void {
     for (const row of this.rows.values()) this.fill(row, row.item, now);
   }
 
   private createRow(item: T): Row<T> {
+    // `data-label`: the column's name, shown next to the value where rows are stacked (narrow screens).
     const cells = this.opts.columns.map((c) =>
-      c.rowHeader ? h("th", { scope: "row", class: c.cls }) : h("td", { class: c.cls }),
+      c.rowHeader
+        ? h("th", { scope: "row", class: c.cls, "data-label": c.header })
+        : h("td", { class: c.cls, "data-label": c.header }),
     );
     const tr = h("tr", { "data-key": this.opts.key(item) }, cells);
     return { tr, cells, keys: cells.map(() => "\u0000"), item };

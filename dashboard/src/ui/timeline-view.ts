@@ -1,7 +1,52 @@
-/** Rendering of timeline entries (see `state/timeline.ts`), one list item per entry. */
-import type { TimelineEntry } from "../state/timeline.js";
+/**
+ * Rendering of timeline entries (see `state/timeline.ts`), one list item per entry: a tool call is
+ * one line that expands (details/summary) to its input and result; a long message is collapsed
+ * after `COLLAPSED_LINES` (state/timeline.ts) lines behind "Show more".
+ */
+import { isLongText, type TimelineEntry } from "../state/timeline.js";
 import { h, type Child } from "./dom.js";
 import { formatClock, formatCost, formatDuration, formatInt, formatTokens, statusLabel } from "./format.js";
+
+let collapseIds = 0;
+
+/**
+ * `content` (showing `text`) as is when short; when {@link isLongText}, wrapped in a box that shows
+ * its first `COLLAPSED_LINES` lines and a "Show more" / "Show less" button (aria-expanded,
+ * aria-controls the content).
+ */
+export function collapsible(content: HTMLElement, text: string): HTMLElement {
+  if (!isLongText(text)) return content;
+  content.id ||= `collapsible-${++collapseIds}`;
+  content.classList.add("collapse-body");
+  const button = h(
+    "button",
+    { type: "button", class: "link-button show-more", "aria-expanded": "false", "aria-controls": content.id },
+    "Show more",
+  );
+  const box = h("div", { class: "collapsible", "data-collapsed": "true" }, content, button);
+  button.addEventListener("click", () => setExpanded(box, box.dataset["collapsed"] === "true"));
+  return box;
+}
+
+/** Expand (or collapse again) a box made by {@link collapsible}. */
+export function setExpanded(box: HTMLElement, expanded: boolean): void {
+  box.dataset["collapsed"] = String(!expanded);
+  const button = box.querySelector<HTMLButtonElement>(":scope > .show-more");
+  if (!button) return;
+  button.setAttribute("aria-expanded", String(expanded));
+  button.textContent = expanded ? "Show less" : "Show more";
+}
+
+/**
+ * Carry what the reader opened in an entry's old rendering over to its new one (an expanded tool
+ * call stays expanded when its result arrives; an expanded long message stays expanded as it grows).
+ */
+export function carryOpenState(from: Element, to: Element): void {
+  if (from.querySelector("details")?.open) to.querySelector("details")?.setAttribute("open", "");
+  const was = from.querySelector<HTMLElement>(".collapsible");
+  const box = to.querySelector<HTMLElement>(".collapsible");
+  if (was?.dataset["collapsed"] === "false" && box) setExpanded(box, true);
+}
 
 function time(ts: string): HTMLTimeElement {
   return h("time", { datetime: ts, class: "ts" }, formatClock(ts));
@@ -82,7 +127,7 @@ function body(e: TimelineEntry): Child[] {
     case "text":
       return [
         e.stream === "text" ? null : h("span", { class: "label" }, e.stream),
-        h("p", { class: `output output-${e.stream}` }, e.text),
+        collapsible(h("p", { class: `output output-${e.stream}` }, e.text), e.text),
       ];
     case "tool":
       return toolEntry(e);
@@ -115,7 +160,10 @@ function body(e: TimelineEntry): Child[] {
         ),
       ];
     case "input":
-      return [h("span", { class: "label" }, "operator"), h("p", { class: "output" }, e.text)];
+      return [
+        h("span", { class: "label" }, "operator"),
+        collapsible(h("p", { class: "output" }, e.text), e.text),
+      ];
     case "workerLog":
       return [
         h("h4", {}, `Worker log · ${statusLabel(e.status)}`),

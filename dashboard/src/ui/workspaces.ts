@@ -1,10 +1,20 @@
-/** Workspace cards: health of each caliband and how many of its agents are in each status. */
+/**
+ * Workspace cards (shown in the overview, issue 16): health of each caliband and how many of its
+ * agents are in each status. While the page's live connection is down the health is "unknown" —
+ * the last state read may no longer be true, so a card never says "healthy" then (issue 16 item 5).
+ */
 import { AGENT_STATUSES, type AgentStatus } from "../api/types.js";
 import type { FleetState, WorkspaceEntry } from "../state/fleet.js";
 import { h, replaceChildren } from "./dom.js";
 import { formatDateTime, statusLabel } from "./format.js";
 
-function healthText(w: WorkspaceEntry): string {
+/** The health a card shows: the workspace's, or UNKNOWN while the page is not connected. */
+function shownHealth(w: WorkspaceEntry, connected: boolean): WorkspaceEntry["health"]["state"] {
+  return connected ? w.health.state : "UNKNOWN";
+}
+
+function healthText(w: WorkspaceEntry, connected: boolean): string {
+  if (!connected) return "unknown (not connected)";
   switch (w.health.state) {
     case "HEALTHY":
       return "healthy";
@@ -15,7 +25,7 @@ function healthText(w: WorkspaceEntry): string {
   }
 }
 
-function card(w: WorkspaceEntry, counts: Map<AgentStatus, number>): HTMLElement {
+function card(w: WorkspaceEntry, counts: Map<AgentStatus, number>, connected: boolean): HTMLElement {
   const id = `workspace-${w.name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   const present = AGENT_STATUSES.filter((s) => (counts.get(s) ?? 0) > 0);
@@ -26,11 +36,14 @@ function card(w: WorkspaceEntry, counts: Map<AgentStatus, number>): HTMLElement 
     h(
       "p",
       {
-        class: `health health-${w.health.state.toLowerCase()}`,
-        title: `since ${formatDateTime(w.health.since)}`,
+        class: `health health-${shownHealth(w, connected).toLowerCase()}`,
+        "data-health": shownHealth(w, connected),
+        title: connected
+          ? `since ${formatDateTime(w.health.since)}`
+          : `The live connection is down; last read: ${healthText(w, true)} since ${formatDateTime(w.health.since)}`,
       },
       h("span", { class: "dot", "aria-hidden": "true" }),
-      healthText(w),
+      healthText(w, connected),
     ),
     h("p", { class: "root muted" }, w.root),
     total === 0
@@ -50,8 +63,12 @@ function card(w: WorkspaceEntry, counts: Map<AgentStatus, number>): HTMLElement 
   );
 }
 
-/** Render every workspace card into `container`. */
-export function renderWorkspaces(container: HTMLElement, fleet: FleetState): void {
+/**
+ * Render every workspace card into `container` (nothing before the fleet's first seed: the
+ * container keeps its loading text).
+ * @param connected whether the live connection is up; false shows every health as "unknown".
+ */
+export function renderWorkspaces(container: HTMLElement, fleet: FleetState, connected = true): void {
   if (!fleet.seeded) return;
   const counts = new Map<string, Map<AgentStatus, number>>();
   for (const a of fleet.agents.values()) {
@@ -69,6 +86,6 @@ export function renderWorkspaces(container: HTMLElement, fleet: FleetState): voi
   }
   replaceChildren(
     container,
-    workspaces.map((w) => card(w, counts.get(w.name) ?? new Map())),
+    workspaces.map((w) => card(w, counts.get(w.name) ?? new Map(), connected)),
   );
 }

@@ -1,11 +1,13 @@
 /**
- * `prospero workspace add|ls|rm|config`: register, list, unregister and reconfigure workspaces.
+ * `prospero workspace add|ls|rm|config|capture`: register, list, unregister and reconfigure
+ * workspaces, and turn the capture of their runs' changes on or off (issue 16).
  */
 import path from "node:path";
-import type { Command } from "commander";
+import { Argument, type Command } from "commander";
 import {
   AddWorkspaceDocument,
   RemoveWorkspaceDocument,
+  SetChangeCaptureDocument,
   UpdateWorkspaceConfigDocument,
   WorkspaceDocument,
   WorkspacesDocument,
@@ -185,6 +187,35 @@ export function registerWorkspaceCommands(program: Command): void {
         );
       }
       if (view.orphaned.length) ctx.out.line(c.red(`orphaned (now crashed): ${view.orphaned.join(", ")}`));
+    }),
+  );
+
+  clientOptions(
+    ws
+      .command("capture")
+      .description(
+        "turn the capture of a workspace's runs' changes on or off (off: no new snapshots; those taken are kept)",
+      )
+      .argument("<name>", "workspace name")
+      .addArgument(new Argument("<state>", "on or off").choices(["on", "off"])),
+    "print the mutation result as JSON on stdout",
+  ).action(
+    clientAction(async (ctx, name: string, state: "on" | "off") => {
+      const data = await ctx.client.request(SetChangeCaptureDocument, {
+        workspace: name,
+        enabled: state === "on",
+      });
+      if (ctx.json) ctx.out.json(data);
+      const r = safeData(unwrapResult(`workspace capture ${name}`, data.setChangeCapture));
+      if (ctx.json) return;
+      const { c } = ctx.out;
+      const setting = r.workspace.changeCapture;
+      const what = setting.enabled
+        ? "on: runs' changes are snapshotted from their next turn"
+        : "off: no new snapshots (those taken are kept)";
+      ctx.out.line(`change capture of ${c.bold(r.workspace.name)} ${what}`);
+      if (setting.enabled && !setting.active && setting.reason)
+        ctx.out.line(c.yellow(`but not active: ${setting.reason}`));
     }),
   );
 }

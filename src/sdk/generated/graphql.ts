@@ -8,6 +8,8 @@ import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 export type AgentFilter = {
   /** Include runs caliband no longer lists (removed, respawned, vanished). Default true. */
   includeGone?: boolean | null | undefined;
+  /** Only runs whose name, label or initial prompt (its first 4096 characters) contains this text, ignoring case (1–200 characters). */
+  search?: string | null | undefined;
   /** Only runs started at or after this instant. */
   since?: string | null | undefined;
   /** Only these statuses. */
@@ -101,6 +103,21 @@ export type CapScope =
   | 'PROVIDER'
   /** Live runs of one workspace (key: its name). */
   | 'WORKSPACE';
+
+/** Whether what a run changed in its repository is captured (issue 16). UNKNOWN: a state this gateway does not know. */
+export type ChangeCaptureState =
+  /** A snapshot is stored (see `headCommit`; `reason` may note that it is not the final one). */
+  | 'CAPTURED'
+  /** Retention removed the run's snapshot refs. */
+  | 'EXPIRED'
+  /** No snapshot could be taken: `reason` says why. */
+  | 'NOT_CAPTURED'
+  /** Capture is turned off for the workspace, or impossible there (not a git repository): `reason` says which. */
+  | 'OFF'
+  /** Watched; no snapshot taken yet. */
+  | 'PENDING'
+  /** A state this gateway does not know. */
+  | 'UNKNOWN';
 
 /** A cron schedule of launches. */
 export type CreateScheduleInput = {
@@ -269,6 +286,19 @@ export type EventKind =
   | 'WORKER_LOG'
   /** WorkspaceHealthEvent. */
   | 'WORKSPACE_HEALTH';
+
+/** How a file changed (git's name-status without renames). UNKNOWN: a status this gateway does not know. */
+export type FileChangeStatus =
+  /** A new file. */
+  | 'ADDED'
+  /** Removed. */
+  | 'DELETED'
+  /** Its content (or mode) changed. */
+  | 'MODIFIED'
+  /** Its type changed (a regular file became a symlink, or the reverse). */
+  | 'TYPE_CHANGED'
+  /** A status this gateway does not know. */
+  | 'UNKNOWN';
 
 /** What made a schedule fire. UNKNOWN: a trigger this gateway does not know. */
 export type FiringTrigger =
@@ -550,6 +580,21 @@ export type SetCapInput = {
   /** What the cap counts. */
   scope: CapScope;
 };
+
+/** What took a run's snapshot (issue 16). UNKNOWN: a trigger this gateway does not know. */
+export type SnapshotTrigger =
+  /** Right before Prospero killed the run. */
+  | 'KILL'
+  /** The run ended (RunEnd). */
+  | 'RUN_END'
+  /** The run was first seen (in-place runs: the state the run started from). */
+  | 'START'
+  /** The run was seen in a terminal status (killed elsewhere, failed). */
+  | 'STOPPED'
+  /** A turn ended (TurnEnd). */
+  | 'TURN_END'
+  /** A trigger this gateway does not know. */
+  | 'UNKNOWN';
 
 /** What to spawn (every field of caliband's spawn spec). */
 export type SpawnAgentInput = {
@@ -876,6 +921,74 @@ export type AuditLogQueryVariables = Exact<{
 
 
 export type AuditLogQuery = { auditLog: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, position: number, ts: string, tokenName: string | null, tokenId: string | null, role: string | null, remoteAddress: string | null, operation: string, operationName: string | null, workspace: string | null, agentId: string | null, args: unknown, result: string, denied: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+
+export type RunChangesFieldsFragment = { state: ChangeCaptureState, reason: string | null, baseCommit: string | null, headCommit: string | null, ref: string | null, trigger: SnapshotTrigger | null, turnIndex: number | null, snapshots: number, final: boolean, capturedAt: string | null, fileCount: number, additions: number, deletions: number, skippedFiles: number, skippedBytes: number, capNote: string | null, overlaps: Array<{ files: Array<string>, fileCount: number, agent: { agentId: string, name: string, status: AgentStatus } }>, applied: { branch: string, commit: string, at: string, by: string } | null };
+
+export type ChangedFileFieldsFragment = { path: string, status: FileChangeStatus, additions: number | null, deletions: number | null, binary: boolean };
+
+export type FilePatchFieldsFragment = { path: string, status: FileChangeStatus, additions: number | null, deletions: number | null, binary: boolean, text: string | null, truncated: boolean, omitted: string | null };
+
+export type AgentChangesQueryVariables = Exact<{
+  agentId: string;
+}>;
+
+
+export type AgentChangesQuery = { agent: { agentId: string, name: string, status: AgentStatus, terminal: boolean, workspace: { name: string }, changes: { state: ChangeCaptureState, reason: string | null, baseCommit: string | null, headCommit: string | null, ref: string | null, trigger: SnapshotTrigger | null, turnIndex: number | null, snapshots: number, final: boolean, capturedAt: string | null, fileCount: number, additions: number, deletions: number, skippedFiles: number, skippedBytes: number, capNote: string | null, overlaps: Array<{ files: Array<string>, fileCount: number, agent: { agentId: string, name: string, status: AgentStatus } }>, applied: { branch: string, commit: string, at: string, by: string } | null } } | null };
+
+export type AgentChangedFilesQueryVariables = Exact<{
+  agentId: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type AgentChangedFilesQuery = { agent: { agentId: string, changes: { state: ChangeCaptureState, files: { totalCount: number, edges: Array<{ cursor: string, node: { path: string, status: FileChangeStatus, additions: number | null, deletions: number | null, binary: boolean } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null } } | null };
+
+export type AgentPatchQueryVariables = Exact<{
+  agentId: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type AgentPatchQuery = { agent: { agentId: string, changes: { state: ChangeCaptureState, reason: string | null, patch: { totalCount: number, edges: Array<{ cursor: string, node: { path: string, status: FileChangeStatus, additions: number | null, deletions: number | null, binary: boolean, text: string | null, truncated: boolean, omitted: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null } } | null };
+
+export type WorkspaceChangesQueryVariables = Exact<{
+  name: string;
+}>;
+
+
+export type WorkspaceChangesQuery = { workspace: { name: string, changeCapture: { enabled: boolean, active: boolean, reason: string | null }, changeOverlaps: Array<{ files: Array<string>, fileCount: number, a: { agentId: string, name: string, status: AgentStatus }, b: { agentId: string, name: string, status: AgentStatus } }> } | null };
+
+export type ApplyChangesMutationVariables = Exact<{
+  agentId: string;
+  branch: string;
+}>;
+
+
+export type ApplyChangesMutation = { applyChanges:
+    | { __typename: 'ApplyChangesPayload', branch: string, commit: string, agent: { agentId: string, name: string, workspace: { name: string, root: string } } }
+    | { __typename: 'ConflictError', code: ErrorCode, message: string }
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'InvalidStateError', status: AgentStatus | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
+
+export type SetChangeCaptureMutationVariables = Exact<{
+  workspace: string;
+  enabled: boolean;
+}>;
+
+
+export type SetChangeCaptureMutation = { setChangeCapture:
+    | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
+    | { __typename: 'NotFoundError', entity: EntityType, key: string, code: ErrorCode, message: string }
+    | { __typename: 'SetChangeCapturePayload', workspace: { name: string, changeCapture: { enabled: boolean, active: boolean, reason: string | null } } }
+    | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
+    | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
+   };
 
 export type AgentEventsPageQueryVariables = Exact<{
   agentId: string;
@@ -1254,6 +1367,13 @@ export type SetBudgetMutation = { setBudget:
     | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
+export type RunReportQueryVariables = Exact<{
+  agentId: string;
+}>;
+
+
+export type RunReportQuery = { agent: { id: string, agentId: string, name: string, workspace: { name: string }, report: { final: boolean, status: AgentStatus, outcome: RunOutcome | null, outcomeName: string | null, outcomeDetail: string | null, startedAt: string, finishedAt: string | null, durationMs: number | null, turns: number, estimatedCostUsd: number | null, toolCallCount: number, toolFailureCount: number, changes: ChangeCaptureState, changesReason: string | null, filesChanged: number | null, additions: number | null, deletions: number | null, finalMessage: string | null, markdown: string, failure: { logTail: string | null, logTruncated: boolean, exitCode: number | null, reason: string | null } | null, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number }, toolCalls: Array<{ name: string, calls: number, failures: number }>, files: Array<{ path: string, status: FileChangeStatus, additions: number | null, deletions: number | null, binary: boolean }> } } | null };
+
 export type ScheduleSummaryFragment = { id: string, scheduleId: string, name: string, cron: string, timeZone: string, overlap: ScheduleOverlap, missed: ScheduleMissed, paused: boolean, nextFireAt: string | null, lastFireAt: string | null, deletedAt: string | null, createdBy: string | null, createdAt: string, updatedAt: string, workspace: { name: string }, template: { priority: number, timeoutMs: number | null, retry: { maxAttempts: number, backoffMs: number, maxBackoffMs: number }, spec: { prompt: string, label: string | null, model: string | null, provider: Provider | null } } };
 
 export type SchedulesQueryVariables = Exact<{
@@ -1592,6 +1712,62 @@ export const TokenFieldsFragmentDoc = new TypedDocumentString(`
   bootstrap
 }
     `, {"fragmentName":"TokenFields"}) as unknown as TypedDocumentString<TokenFieldsFragment, unknown>;
+export const RunChangesFieldsFragmentDoc = new TypedDocumentString(`
+    fragment RunChangesFields on RunChanges {
+  state
+  reason
+  baseCommit
+  headCommit
+  ref
+  trigger
+  turnIndex
+  snapshots
+  final
+  capturedAt
+  fileCount
+  additions
+  deletions
+  skippedFiles
+  skippedBytes
+  capNote
+  overlaps {
+    agent {
+      agentId
+      name
+      status
+    }
+    files
+    fileCount
+  }
+  applied {
+    branch
+    commit
+    at
+    by
+  }
+}
+    `, {"fragmentName":"RunChangesFields"}) as unknown as TypedDocumentString<RunChangesFieldsFragment, unknown>;
+export const ChangedFileFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ChangedFileFields on ChangedFile {
+  path
+  status
+  additions
+  deletions
+  binary
+}
+    `, {"fragmentName":"ChangedFileFields"}) as unknown as TypedDocumentString<ChangedFileFieldsFragment, unknown>;
+export const FilePatchFieldsFragmentDoc = new TypedDocumentString(`
+    fragment FilePatchFields on FilePatch {
+  path
+  status
+  additions
+  deletions
+  binary
+  text
+  truncated
+  omitted
+}
+    `, {"fragmentName":"FilePatchFields"}) as unknown as TypedDocumentString<FilePatchFieldsFragment, unknown>;
 export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
     fragment ErrorFields on Error {
   __typename
@@ -2953,6 +3129,264 @@ export const AuditLogDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
+export const AgentChangesDocument = new TypedDocumentString(`
+    query AgentChanges($agentId: String!) {
+  agent(agentId: $agentId) {
+    agentId
+    name
+    status
+    terminal
+    workspace {
+      name
+    }
+    changes {
+      ...RunChangesFields
+    }
+  }
+}
+    fragment RunChangesFields on RunChanges {
+  state
+  reason
+  baseCommit
+  headCommit
+  ref
+  trigger
+  turnIndex
+  snapshots
+  final
+  capturedAt
+  fileCount
+  additions
+  deletions
+  skippedFiles
+  skippedBytes
+  capNote
+  overlaps {
+    agent {
+      agentId
+      name
+      status
+    }
+    files
+    fileCount
+  }
+  applied {
+    branch
+    commit
+    at
+    by
+  }
+}`) as unknown as TypedDocumentString<AgentChangesQuery, AgentChangesQueryVariables>;
+export const AgentChangedFilesDocument = new TypedDocumentString(`
+    query AgentChangedFiles($agentId: String!, $first: Int, $after: String) {
+  agent(agentId: $agentId) {
+    agentId
+    changes {
+      state
+      files(first: $first, after: $after) {
+        totalCount
+        edges {
+          cursor
+          node {
+            ...ChangedFileFields
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+      }
+    }
+  }
+}
+    fragment ChangedFileFields on ChangedFile {
+  path
+  status
+  additions
+  deletions
+  binary
+}`) as unknown as TypedDocumentString<AgentChangedFilesQuery, AgentChangedFilesQueryVariables>;
+export const AgentPatchDocument = new TypedDocumentString(`
+    query AgentPatch($agentId: String!, $first: Int, $after: String) {
+  agent(agentId: $agentId) {
+    agentId
+    changes {
+      state
+      reason
+      patch(first: $first, after: $after) {
+        totalCount
+        edges {
+          cursor
+          node {
+            ...FilePatchFields
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+      }
+    }
+  }
+}
+    fragment FilePatchFields on FilePatch {
+  path
+  status
+  additions
+  deletions
+  binary
+  text
+  truncated
+  omitted
+}`) as unknown as TypedDocumentString<AgentPatchQuery, AgentPatchQueryVariables>;
+export const WorkspaceChangesDocument = new TypedDocumentString(`
+    query WorkspaceChanges($name: String!) {
+  workspace(name: $name) {
+    name
+    changeCapture {
+      enabled
+      active
+      reason
+    }
+    changeOverlaps {
+      a {
+        agentId
+        name
+        status
+      }
+      b {
+        agentId
+        name
+        status
+      }
+      files
+      fileCount
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WorkspaceChangesQuery, WorkspaceChangesQueryVariables>;
+export const ApplyChangesDocument = new TypedDocumentString(`
+    mutation ApplyChanges($agentId: String!, $branch: String!) {
+  applyChanges(input: {agentId: $agentId, branch: $branch}) {
+    __typename
+    ... on ApplyChangesPayload {
+      branch
+      commit
+      agent {
+        agentId
+        name
+        workspace {
+          name
+          root
+        }
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}`) as unknown as TypedDocumentString<ApplyChangesMutation, ApplyChangesMutationVariables>;
+export const SetChangeCaptureDocument = new TypedDocumentString(`
+    mutation SetChangeCapture($workspace: String!, $enabled: Boolean!) {
+  setChangeCapture(input: {workspace: $workspace, enabled: $enabled}) {
+    __typename
+    ... on SetChangeCapturePayload {
+      workspace {
+        name
+        changeCapture {
+          enabled
+          active
+          reason
+        }
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment ErrorFields on Error {
+  __typename
+  code
+  message
+  ... on NotFoundError {
+    entity
+    key
+  }
+  ... on InvalidStateError {
+    status
+  }
+  ... on UnreachableError {
+    endpoint
+    reason
+  }
+  ... on CalibandNotInstalledError {
+    bin
+    errno
+    hint
+    nextAttemptAt
+  }
+  ... on DaemonStartFailedError {
+    endpoint
+    reason
+    logPath
+    exitCode
+    signal
+    nextAttemptAt
+  }
+  ... on ProviderMisconfiguredError {
+    field
+  }
+  ... on ValidationError {
+    fieldErrors {
+      path
+      message
+    }
+  }
+  ... on ForbiddenError {
+    requiredRole
+    workspaceName
+  }
+}`) as unknown as TypedDocumentString<SetChangeCaptureMutation, SetChangeCaptureMutationVariables>;
 export const AgentEventsPageDocument = new TypedDocumentString(`
     query AgentEventsPage($agentId: String!, $after: String, $first: Int, $kinds: [EventKind!]) {
   events(
@@ -4386,6 +4820,65 @@ fragment BudgetFields on Budget {
   periodStart
   exhausted
 }`) as unknown as TypedDocumentString<SetBudgetMutation, SetBudgetMutationVariables>;
+export const RunReportDocument = new TypedDocumentString(`
+    query RunReport($agentId: String!) {
+  agent(agentId: $agentId) {
+    id
+    agentId
+    name
+    workspace {
+      name
+    }
+    report {
+      final
+      status
+      outcome
+      outcomeName
+      outcomeDetail
+      failure {
+        logTail
+        logTruncated
+        exitCode
+        reason
+      }
+      startedAt
+      finishedAt
+      durationMs
+      turns
+      usage {
+        ...TokenUsageFields
+      }
+      estimatedCostUsd
+      toolCalls {
+        name
+        calls
+        failures
+      }
+      toolCallCount
+      toolFailureCount
+      changes
+      changesReason
+      filesChanged
+      additions
+      deletions
+      files {
+        path
+        status
+        additions
+        deletions
+        binary
+      }
+      finalMessage
+      markdown
+    }
+  }
+}
+    fragment TokenUsageFields on TokenUsage {
+  inputTokens
+  outputTokens
+  cacheReadTokens
+  cacheCreationTokens
+}`) as unknown as TypedDocumentString<RunReportQuery, RunReportQueryVariables>;
 export const SchedulesDocument = new TypedDocumentString(`
     query Schedules($filter: ScheduleFilter, $first: Int, $after: String) {
   schedules(filter: $filter, first: $first, after: $after) {

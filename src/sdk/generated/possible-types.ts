@@ -29,6 +29,15 @@
       "UnreachableError",
       "ValidationError"
     ],
+    "ApplyChangesResult": [
+      "ApplyChangesPayload",
+      "ConflictError",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "ApproveInboxItemResult": [
       "ApproveInboxItemPayload",
       "CalibandNotInstalledError",
@@ -145,6 +154,7 @@
       "AgentAppeared",
       "AgentGone",
       "AgentStatusChanged",
+      "ChangesCaptured",
       "FleetSeedComplete",
       "LaunchChanged",
       "ScheduleChanged",
@@ -315,6 +325,13 @@
       "ForbiddenError",
       "NotFoundError",
       "SetCapPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "SetChangeCaptureResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "SetChangeCapturePayload",
       "UnauthenticatedError",
       "ValidationError"
     ],
@@ -412,6 +429,15 @@
       "UnreachableError",
       "ValidationError"
     ],
+    "ApplyChangesResult": [
+      "ApplyChangesPayload",
+      "ConflictError",
+      "ForbiddenError",
+      "InvalidStateError",
+      "NotFoundError",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
     "ApproveInboxItemResult": [
       "ApproveInboxItemPayload",
       "CalibandNotInstalledError",
@@ -528,6 +554,7 @@
       "AgentAppeared",
       "AgentGone",
       "AgentStatusChanged",
+      "ChangesCaptured",
       "FleetSeedComplete",
       "LaunchChanged",
       "ScheduleChanged",
@@ -698,6 +725,13 @@
       "ForbiddenError",
       "NotFoundError",
       "SetCapPayload",
+      "UnauthenticatedError",
+      "ValidationError"
+    ],
+    "SetChangeCaptureResult": [
+      "ForbiddenError",
+      "NotFoundError",
+      "SetChangeCapturePayload",
       "UnauthenticatedError",
       "ValidationError"
     ],
