@@ -27,7 +27,10 @@ import { GitError, runGit } from "./git.js";
 import { NotCaptured, takeSnapshot, type Snapshot } from "./snapshot.js";
 import { blobSizes, changedFiles, fileDiff, type ChangedFile } from "./diff.js";
 import {
+  OVERLAP_MAX_PAIR_RUNS,
+  OVERLAP_MAX_PAIRS,
   OVERLAP_MAX_PATHS,
+  OVERLAP_MAX_RUNS,
   OVERLAP_WINDOW_MS,
   PATCH_FILE_MAX_BYTES,
   PATCH_PAGE_MAX_BYTES,
@@ -240,7 +243,7 @@ export class CaptureService {
   /** Overlaps of this run's latest snapshot with other pending runs of its workspace (see types.ts). */
   async overlapsOf(agentId: string): Promise<ChangeOverlap[]> {
     const row = await this.deps.db.runCapture.findUnique({ where: { agentId } });
-    if (!row || row.state !== "CAPTURED") return [];
+    if (!row || row.state !== "CAPTURED" || row.appliedAt !== null) return [];
     const others = (await this.pendingRuns(row.workspace)).filter((id) => id !== agentId);
     if (others.length === 0) return [];
     const mine = await this.deps.db.capturedFile.findMany({ where: { agentId }, select: { path: true } });
@@ -260,12 +263,14 @@ export class CaptureService {
         paths.sort();
         return { agentId: id, files: paths.slice(0, OVERLAP_MAX_PATHS), fileCount: paths.length };
       })
-      .sort((a, b) => b.fileCount - a.fileCount || (a.agentId < b.agentId ? -1 : 1));
+      .sort((a, b) => b.fileCount - a.fileCount || (a.agentId < b.agentId ? -1 : 1))
+      .slice(0, OVERLAP_MAX_RUNS);
   }
 
   /** Every overlapping pair of pending runs in a workspace (`a` < `b` by id, pairs in id order). */
   async workspaceOverlaps(workspace: string): Promise<ChangeOverlapPair[]> {
-    const pending = await this.pendingRuns(workspace);
+    // Bounded: the most recently captured pending runs, and the pairs sharing most files.
+    const pending = (await this.pendingRuns(workspace, OVERLAP_MAX_PAIR_RUNS)).sort();
     if (pending.length < 2) return [];
     const byPath = new Map<string, string[]>();
     for (const chunk of chunks(pending, 200)) {
@@ -290,7 +295,11 @@ export class CaptureService {
     }
     return [...pairs.values()]
       .map((pr) => ({ ...pr, files: pr.files.sort().slice(0, OVERLAP_MAX_PATHS) }))
-      .sort((x, y) => (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : x.b > y.b ? 1 : 0));
+      .sort(
+        (x, y) =>
+          y.fileCount - x.fileCount || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : x.b > y.b ? 1 : 0),
+      )
+      .slice(0, OVERLAP_MAX_PAIRS);
   }
 
   /**
@@ -298,7 +307,7 @@ export class CaptureService {
    * never moved: `update-ref` with the zero id as the expected old value, so an existing branch
    * fails atomically) and record it (appliedBranch, …).
    * @throws ValidationFailed (["input", "branch"]: refused by `git check-ref-format --branch`, a
-   *   leading '-', over 200 characters), Conflict (the branch exists, or is a worktree's unborn
+   *   leading '-', `@`, a first component HEAD or refs, over 200 characters), Conflict (the branch exists, or is a worktree's unborn
    *   HEAD), InvalidState (not CAPTURED: the reason), NotFound (run).
    */
   async apply(agentId: string, branch: string, actor: string): Promise<ApplyResult> {
@@ -306,7 +315,12 @@ export class CaptureService {
     if (branch === "") throw bad("must not be empty");
     if (branch.length > BRANCH_MAX_CHARS) throw bad(`must be at most ${BRANCH_MAX_CHARS} characters`);
     if (branch.startsWith("-")) throw bad("must not start with '-'");
-    if (branch === "HEAD" || branch.startsWith("refs/")) throw bad(`'${branch}' is not a usable branch name`);
+    // Names git accepts that would mislead it or its users: `@` (HEAD to every git command), a
+    // first component HEAD (a clone's refs/remotes/origin/HEAD then conflicts with it) or refs
+    // (read as a full ref name).
+    const first = branch.split("/")[0];
+    if (branch === "@" || first === "HEAD" || first === "refs")
+      throw bad(`'${branch}' is not a usable branch name`);
     const row = await this.capturedRow(agentId);
     const gitDir = row.gitDir!;
     const head = row.headCommit!;
@@ -373,7 +387,14 @@ export class CaptureService {
   async settingOf(workspace: string): Promise<CaptureSetting> {
     const ws = await this.workspaceRow(workspace);
     if (!ws.captureChanges) return { enabled: false, active: false, reason: turnedOffReason(workspace) };
-    if (!(await hasGit(ws.root))) return { enabled: true, active: false, reason: NOT_GIT_REASON };
+    const git = await gitLayout(ws.root);
+    if (git === "none") return { enabled: true, active: false, reason: NOT_GIT_REASON };
+    if (git !== "top")
+      return {
+        enabled: true,
+        active: true,
+        reason: `runs in place are not captured: the workspace root is below the top of the git repository ${git.inside} (isolated runs are)`,
+      };
     return { enabled: true, active: true, reason: null };
   }
 
@@ -581,8 +602,9 @@ export class CaptureService {
     let row = await db.runCapture.findUnique({ where: { agentId } });
     const terminal = isTerminal(agent.status);
     if (!row) {
-      // First seen already ended: nothing to watch (the API says "ended before Prospero watched it").
-      if (terminal && r.trigger === "START") return;
+      // First seen already ended: nothing to watch (the API says "ended before Prospero watched
+      // it"). A run caliband reported no working directory for has nothing to snapshot either.
+      if (terminal || agent.workingDir === "") return;
       row = await this.createRow(agent);
     }
     // A freshly spawned isolated run: its worktree is its base; the first TurnEnd takes the first
@@ -695,11 +717,27 @@ export class CaptureService {
   }
 
   /** A snapshot that could not be taken: what it means depends on whether an earlier one exists. */
-  private async failed(row: RunCaptureRow, agent: Agent, r: Request, err: unknown): Promise<void> {
+  private async failed(row: RunCaptureRow, agent: Agent, r: Request, e: unknown): Promise<void> {
+    // A git call that failed because the working tree went away under it (caliband removes an
+    // isolated worktree when its worker exits: "Unable to read current working directory") is
+    // the tree vanishing, not a git failure worth a warning.
+    const err =
+      e instanceof GitError && agent.workingDir !== "" && !fs.existsSync(path.join(agent.workingDir, ".git"))
+        ? new NotCaptured(
+            "vanished",
+            `the working directory ${agent.workingDir} was removed during the snapshot`,
+          )
+        : e;
     const hasSnapshot = row.headCommit !== null && row.state === "CAPTURED";
     const where = agent.isolated ? "the worktree" : "the working directory";
     if (err instanceof NotCaptured) {
-      if (err.why === "vanished" || (hasSnapshot && err.why === "not_a_repository")) {
+      // An isolated run's worktree that is no longer the top of its own repository has lost its
+      // `.git` (caliband is removing it): gone, like a vanished one.
+      const gone =
+        err.why === "vanished" ||
+        (agent.isolated && err.why === "not_toplevel") ||
+        (hasSnapshot && err.why === "not_a_repository");
+      if (gone) {
         if (!hasSnapshot) {
           await this.store(row, {
             state: "NOT_CAPTURED",
@@ -726,7 +764,8 @@ export class CaptureService {
         return;
       }
       if (err.why === "not_a_repository") await this.store(row, { state: "OFF", reason: NOT_GIT_REASON });
-      else if (err.why === "dubious_ownership") await this.store(row, { state: "OFF", reason: err.message });
+      else if (err.why === "dubious_ownership" || err.why === "not_toplevel")
+        await this.store(row, { state: "OFF", reason: err.message });
       else await this.store(row, { state: "NOT_CAPTURED", reason: err.message });
       return;
     }
@@ -880,10 +919,13 @@ export class CaptureService {
   }
 
   /** Ids of a workspace's pending runs: CAPTURED, not applied, live or finished in the last 7 days. */
-  private async pendingRuns(workspace: string): Promise<string[]> {
+  /** Pending runs of a workspace (see overlapsOf), at most `limit` — the most recently captured. */
+  private async pendingRuns(workspace: string, limit?: number): Promise<string[]> {
     const rows = await this.deps.db.runCapture.findMany({
       where: { workspace, state: "CAPTURED", appliedAt: null, fileCount: { gt: 0 } },
       select: { agentId: true },
+      orderBy: [{ capturedAt: "desc" }, { agentId: "asc" }],
+      ...(limit !== undefined ? { take: limit } : {}),
     });
     if (rows.length === 0) return [];
     const since = new Date(this.clock.now() - OVERLAP_WINDOW_MS);
@@ -999,17 +1041,29 @@ function refExists(gitDir: string, ref: string): boolean {
 }
 
 /** Whether `root` is in a git repository or holds checkouts (sources, protocol §2.6). */
-async function hasGit(root: string): Promise<boolean> {
+/**
+ * How a workspace root holds git: `top` (the root is the top of a repository, or a directory of
+ * checkouts — caliband's sources, §2.6), `{inside}` (a directory below the top of a bigger
+ * repository: runs in place there are refused by takeSnapshot), or `none`.
+ */
+async function gitLayout(root: string): Promise<"top" | "none" | { inside: string }> {
   try {
-    await runGit(["rev-parse", "--git-dir"], { cwd: root, timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
-    return true;
+    const top = (
+      await runGit(["rev-parse", "--show-toplevel"], {
+        cwd: root,
+        timeoutMs: 10_000,
+        maxOutputBytes: 64 * 1024,
+      })
+    ).trim();
+    return realOr(top) === realOr(root) ? "top" : { inside: top };
   } catch {
     try {
-      return fs
+      const sources = fs
         .readdirSync(root, { withFileTypes: true })
         .some((e) => e.isDirectory() && fs.existsSync(path.join(root, e.name, ".git")));
+      return sources ? "top" : "none";
     } catch {
-      return false;
+      return "none";
     }
   }
 }

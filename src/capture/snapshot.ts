@@ -12,7 +12,8 @@ import { GitError, runGit, splitNul } from "./git.js";
 import type { CaptureLimits } from "./types.js";
 
 /** Why a working tree cannot be snapshotted at all (not a transient git failure). */
-export type NotCapturedWhy = "not_a_repository" | "unborn" | "vanished" | "dubious_ownership";
+export type NotCapturedWhy =
+  "not_a_repository" | "not_toplevel" | "unborn" | "vanished" | "dubious_ownership";
 
 /** A working tree that cannot be snapshotted; `message` says why in words. */
 export class NotCaptured extends Error {
@@ -196,6 +197,14 @@ export async function takeSnapshot(workingDir: string, opts: SnapshotOptions): P
   } catch (err) {
     throw notCapturedOf(err, workingDir);
   }
+  // The working directory must be the top of its own repository: a worktree whose `.git` is gone
+  // (being removed, or deleted by the agent) would otherwise resolve to the repository around it —
+  // the person's own checkout — and a directory inside a bigger repository to all of that one.
+  if (realOrSelf(top) !== realOrSelf(workingDir))
+    throw new NotCaptured(
+      "not_toplevel",
+      `the working directory ${workingDir} is not the top of a git repository (git finds ${top})`,
+    );
   const inTop = { cwd: top, ...small };
   let agentHead: string;
   let headTree: string;
@@ -205,7 +214,13 @@ export async function takeSnapshot(workingDir: string, opts: SnapshotOptions): P
     agentHead = c;
     headTree = t;
   } catch (err) {
-    // The directory is a repository (rev-parse above said so): a HEAD that does not resolve is unborn.
+    // The directory is a repository (rev-parse above said so): a HEAD that does not resolve is
+    // unborn — unless the worktree is being removed right now.
+    if (!isDirectory(top) || !fs.existsSync(path.join(top, ".git")))
+      throw new NotCaptured(
+        "vanished",
+        `the working directory ${workingDir} was removed during the snapshot`,
+      );
     if (err instanceof GitError && err.code === "failed")
       throw new NotCaptured("unborn", "the repository has no commit yet");
     throw notCapturedOf(err, workingDir);
@@ -373,4 +388,13 @@ function notCapturedOf(err: unknown, workingDir: string): unknown {
       return new NotCaptured("dubious_ownership", `git refuses the repository: ${err.stderr}`);
   }
   return err;
+}
+
+/** realpath of `p`, or `p` itself when it cannot be resolved (gone). */
+function realOrSelf(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }

@@ -54,6 +54,12 @@ export const PATCH_PAGE_MAX_BYTES = 1024 * 1024;
 export const OVERLAP_WINDOW_MS = 7 * 86_400_000;
 /** At most this many shared paths are listed per overlap (the count is exact). */
 export const OVERLAP_MAX_PATHS = 50;
+/** A run's overlaps list at most this many other runs (those sharing most files). */
+export const OVERLAP_MAX_RUNS = 20;
+/** A workspace's overlapping pairs are computed among at most this many pending runs (the most recently captured). */
+export const OVERLAP_MAX_PAIR_RUNS = 200;
+/** A workspace lists at most this many overlapping pairs (those sharing most files). */
+export const OVERLAP_MAX_PAIRS = 100;
 
 /** One file's unified diff, base..head. */
 export interface FilePatch {

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { AGENT_ID, isTerminal } from "../caliband/wire.js";
+import { ValidationFailed } from "../errors.js";
 import { builder, registerNode } from "./builder.js";
 import { PAGE_ARGS, connectionTotal } from "./connections.js";
 import { AgentStatusEnum, RunOutcomeEnum, outcomeValue, statusValue } from "./enums.js";
@@ -231,11 +232,26 @@ export function agentFilterWhere(f: AgentFilterArg | null | undefined): Record<s
     ...(f?.status ? { status: { in: [...f.status] } } : {}),
     ...(f?.since ? { startedAt: { gte: f.since } } : {}),
     ...(f?.includeGone === false ? { goneAt: null } : {}),
-    // searchText is stored lower-cased. Prisma's `contains` is SQLite's LIKE without an escape: a
-    // `%` or `_` in the text matches any characters here (Workspace.agents); Query.agents uses
-    // agentFilterSql, an exact substring.
-    ...(f?.search ? { searchText: { contains: f.search.toLowerCase() } } : {}),
+    // searchText is stored lower-cased. Prisma's `contains` is SQLite's LIKE without an escape, so
+    // a `%` or `_` would match any characters here (Workspace.agents): refused, rather than
+    // answered wrong; Query.agents uses agentFilterSql, an exact substring.
+    ...(f?.search ? { searchText: { contains: likeSafeSearch(f.search).toLowerCase() } } : {}),
   };
+}
+
+/**
+ * A search text Prisma's `contains` matches exactly (no LIKE wildcard in it).
+ * @throws ValidationFailed (["filter", "search"]) for a text with `%` or `_`.
+ */
+function likeSafeSearch(text: string): string {
+  if (/[%_]/.test(text))
+    throw new ValidationFailed([
+      {
+        path: ["filter", "search"],
+        message: "'%' and '_' can be searched for with Query.agents(filter: {workspace, search}) only",
+      },
+    ]);
+  return text;
 }
 
 /**

@@ -471,7 +471,7 @@ export const RunChangesRef = builder.objectRef<RunChangesView>("RunChanges").imp
     overlaps: t.field({
       type: [ChangeOverlapRef],
       description:
-        "Other runs of the same workspace (active or captured, not applied, finished within the last 7 days) whose latest snapshots changed some of the same files — shown on both runs, before anyone merges. Empty when none, or when this run's changes are applied or not captured.",
+        "Other runs of the same workspace (active or captured, not applied, finished within the last 7 days) whose latest snapshots changed some of the same files — shown on both runs, before anyone merges: at most 20 runs, those sharing most files first. Empty when none, or when this run's changes are applied or not captured.",
       resolve: async (v, _a, ctx) => {
         const list = await ctx.capture.overlapsOf(v.agentId);
         const seen = await visibleAgents(
@@ -538,7 +538,7 @@ builder.prismaObjectFields("Workspace", (t) => ({
   changeOverlaps: t.field({
     type: [ChangeOverlapPairRef],
     description:
-      "Every pair of its runs (active or captured, not applied, finished within the last 7 days) whose latest snapshots changed the same files: what a merge of both must reconcile. Viewer role, within the workspace.",
+      "Every pair of its runs (active or captured, not applied, finished within the last 7 days) whose latest snapshots changed the same files: what a merge of both must reconcile. At most 100 pairs (those sharing most files first), among the 200 most recently captured such runs. Viewer role, within the workspace.",
     authScopes: (w) => ({ role: "viewer", workspace: w.name }),
     resolve: async (w, _a, ctx) => {
       const pairs = await ctx.capture.workspaceOverlaps(w.name);

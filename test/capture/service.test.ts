@@ -217,7 +217,22 @@ describe("CaptureService", () => {
     await expect(capture.apply(agent.id, "main", "alice")).rejects.toThrow(/branch main already exists/);
     expect(checkout(root)).toEqual(userAfter);
     // Names git refuses, a leading '-', too long: ValidationFailed on input.branch.
-    for (const bad of ["-f", "a..b", "bad name", "x".repeat(201), "@{-1}", "ends.lock", "", "HEAD"]) {
+    for (const bad of [
+      "-f",
+      "a..b",
+      "bad name",
+      "x".repeat(201),
+      "@{-1}",
+      "ends.lock",
+      "",
+      "HEAD",
+      // Valid for git but harmful: `@` is HEAD to git's own commands, HEAD/x breaks a clone's
+      // origin/HEAD, refs/… reads as a full ref name.
+      "@",
+      "HEAD/x",
+      "refs",
+      "refs/x",
+    ]) {
       const e = await capture.apply(agent.id, bad, "alice").catch((err: unknown) => err);
       expect(e, bad).toBeInstanceOf(ValidationFailed);
       expect((e as ValidationFailed).issues[0]!.path, bad).toEqual(["input", "branch"]);
@@ -321,12 +336,26 @@ describe("CaptureService", () => {
     await expect(c.apply(agent.id, "x", "alice")).rejects.toBeInstanceOf(InvalidState);
     await expect(c.setEnabled("nope", true)).rejects.toThrow(/workspace not found: nope/);
 
-    // A run nobody watched until its worktree was gone.
+    // A run watched from its spawn whose worktree is gone before its first snapshot.
     await c.setEnabled("demo", true);
+    const { agent: slow } = await h.fleet.lifecycle.spawn({
+      workspace: "demo",
+      prompt: "Slow start. fake:delay=60000",
+    });
+    await rowWhere(c, slow.id, () => true, "the run's capture row");
+    git(d!.ws.root, ["worktree", "remove", "--force", slow.workingDir]);
+    const row = await c.snapshot(slow.id, "RUN_END");
+    expect(row).toMatchObject({
+      state: "NOT_CAPTURED",
+      reason: "the worktree was removed before the first snapshot",
+      headCommit: null,
+    });
+
+    // A run nobody watched until it had ended: no capture row (the API says it ended before
+    // Prospero watched it), nothing written.
     await c.stop();
     const { agent: late } = await h.fleet.lifecycle.spawn({ workspace: "demo", prompt: "Quick." });
     await ended(h, late.id);
-    await waitFor(() => !fs.existsSync(late.workingDir), 10_000, "the worktree to be removed");
     const fresh = new CaptureService({
       db: h.db.prisma,
       writer: h.writer,
@@ -338,11 +367,8 @@ describe("CaptureService", () => {
       retentionDays: 30,
     });
     capture = fresh;
-    const row = await fresh.snapshot(late.id, "STOPPED");
-    expect(row).toMatchObject({
-      state: "NOT_CAPTURED",
-      reason: "the worktree was removed before the first snapshot",
-    });
+    expect(await fresh.snapshot(late.id, "STOPPED")).toBeNull();
+    expect(await fresh.captureOf(late.id)).toBeNull();
   }, 60_000);
 
   it("a workspace that is not a git repository: OFF, said plainly", async () => {
@@ -450,6 +476,8 @@ describe("CaptureService", () => {
     await ended(h, b.id);
     await capture.apply(a.id, "take-a", "alice");
     expect(await capture.overlapsOf(b.id)).toEqual([]);
+    // The applied run itself shows none either (its changes are merged away from the pending set).
+    expect(await capture.overlapsOf(a.id)).toEqual([]);
     // A name that is some worktree's unborn HEAD is refused: creating it would change that checkout.
     const other = path.join(d.ws.tmp, "other-wt");
     git(root, ["worktree", "add", "-q", "--detach", other, "HEAD"]);

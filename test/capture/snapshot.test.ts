@@ -150,6 +150,33 @@ describe("takeSnapshot", () => {
     expect(treeOf(root, snap.headCommit)).toEqual(["README.md", "x.txt"]);
   });
 
+  it("a worktree inside the repository that lost its .git is not snapshotted as the repository around it", async () => {
+    const root = repo();
+    // caliband's layout: the worktree lives inside the person's checkout.
+    const wt = path.join(root, ".caliban", "worktrees", "0123456789abcdef0123456789abcdef");
+    git(root, ["worktree", "add", "-q", "-b", "caliban/0123456789abcdef0123456789abcdef", wt, "HEAD"]);
+    write(root, "PRIVATE_NOTES.txt", "the person's own, never the run's\n");
+    write(wt, "x.txt", "the run's\n");
+    fs.renameSync(path.join(wt, ".git"), path.join(wt, ".git.moved"));
+    const refsBefore = git(root, ["for-each-ref"]);
+    const e = await takeSnapshot(wt, opts()).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(NotCaptured);
+    expect(e).toMatchObject({ why: "not_toplevel" });
+    expect((e as Error).message).toContain(`git finds ${fs.realpathSync(root)}`);
+    expect(git(root, ["for-each-ref"])).toBe(refsBefore);
+  });
+
+  it("a working directory below the top of a bigger repository is refused, not captured as all of it", async () => {
+    const root = repo();
+    const sub = path.join(root, "sub");
+    fs.mkdirSync(sub);
+    write(root, "outside.txt", "not under sub\n");
+    write(sub, "inside.txt", "under sub\n");
+    const e = await takeSnapshot(sub, opts()).catch((err: unknown) => err);
+    expect(e).toMatchObject({ why: "not_toplevel" });
+    expect((e as Error).message).toMatch(/^the working directory .*\/sub is not the top of a git repository/);
+  });
+
   it("leaves a 2 GB file out and says so", async () => {
     const root = repo();
     const big = path.join(root, "big.bin");

@@ -155,6 +155,43 @@ describe("prospero diff", () => {
       },
       RUNS_TIMEOUT,
     );
+
+  it(
+    "redirected, a patch with a binary file and one cut at 256 KiB leaves them out, still applies, and exits 1 saying so",
+    async () => {
+      const id = await spawnAgent(h.url, "edit big things fake:edit fake:hold=60000");
+      const wt = await waitFor(() => h.app.fleet.state.agent(id)?.workingDir || null, 20_000, "worktree");
+      await waitFor(
+        async () => ((await h.app.capture.captureOf(id))?.turnIndex === 1 ? true : null),
+        30_000,
+        "the turn-1 snapshot",
+      );
+      fs.writeFileSync(`${wt}/image.bin`, Buffer.from([0, 1, 2, 0, 255, 0, 7]));
+      fs.writeFileSync(`${wt}/big.txt`, Array.from({ length: 40_000 }, (_, i) => `line ${i}\n`).join(""));
+      await h.app.capture.snapshot(id, "TURN_END");
+      const row = (await h.app.capture.captureOf(id))!;
+      const r = await cli(h.url, ["diff", id]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("note: big.txt: left out of the patch: its patch is cut at 256 KiB\n");
+      expect(r.stderr).toContain("note: image.bin: left out of the patch: a binary file\n");
+      expect(r.stderr).toContain(
+        `prospero: the patch is incomplete: 2 of 4 files are not in it in full; make a branch of the whole snapshot instead: prospero apply ${id} --branch <name>\n`,
+      );
+      expect(r.stdout).not.toContain("big.txt");
+      expect(r.stdout).not.toContain("image.bin");
+      // What was printed is still a patch git applies where the run started.
+      const tree = fs.mkdtempSync(`${h.d.ws.tmp}/apply-`);
+      git("worktree", "add", "--detach", tree, row.baseCommit!);
+      const applied = spawnSync("git", ["-C", tree, "apply", "--check", "-"], {
+        input: r.stdout,
+        encoding: "utf8",
+      });
+      expect(applied.status, applied.stderr).toBe(0);
+      git("worktree", "remove", "--force", tree);
+      h.d.daemon.agent(id)?.release();
+    },
+    RUNS_TIMEOUT,
+  );
 });
 
 describe("--stat's layout", () => {

@@ -298,7 +298,40 @@ describe("agent view tabs", { timeout: 90_000 }, () => {
     const alert = form.getByRole("alert");
     await name.fill("bad..name");
     await form.getByRole("button", { name: "Create branch" }).click();
-    await eventually(() => alert.textContent()).toMatch(/^Create branch failed: BAD_USER_INPUT: /);
+    await eventually(() => alert.textContent()).toBe(
+      "Create branch failed: BAD_USER_INPUT: git refuses it as a branch name",
+    );
+    // A live ChangesCaptured item for this run re-reads the tab: the typed name and the error stay.
+    const reread = page.waitForResponse(
+      (r) => r.url().includes("/graphql") && r.request().method() === "POST",
+    );
+    await h.app.store.append([
+      {
+        kind: "changes_captured",
+        payload: {
+          state: "CAPTURED",
+          reason: null,
+          baseCommit: null,
+          headCommit: c.changes.headCommit,
+          trigger: "RUN_END",
+          turnIndex: null,
+          files: c.changes.fileCount,
+          additions: 0,
+          deletions: 0,
+          skippedFiles: 0,
+          final: true,
+        },
+        workspace: "demo",
+        agentId: id,
+        tsMs: Date.now(),
+      },
+    ]);
+    await reread;
+    await page.waitForLoadState("networkidle");
+    await expect(name.inputValue()).resolves.toBe("bad..name");
+    await expect(alert.textContent()).resolves.toBe(
+      "Create branch failed: BAD_USER_INPUT: git refuses it as a branch name",
+    );
     // A branch that exists: the workspace's own current branch.
     const current = git(h.d.ws.root, ["rev-parse", "--abbrev-ref", "HEAD"]).trim();
     await name.fill(current);

@@ -138,6 +138,15 @@ describe("agents(filter: {search})", () => {
     expect(await count("FIX-login")).toEqual({ totalCount: 1, nodes: [{ agentId: fixer }] });
     expect((await count("REFACTOR the")).totalCount).toBe(1);
     expect((await count("no such words")).totalCount).toBe(0);
+    // `%` and `_` would be LIKE wildcards there: refused (typed), never answered wrong.
+    for (const s of ["%", "d_cs"]) {
+      const r = await h.gql<{ workspace: { agents: unknown } | null }>(
+        `query($s: String) { workspace(name: "demo") { agents(filter: { search: $s }) { totalCount } } }`,
+        { s },
+      );
+      expect(r.errors?.[0]?.extensions?.code, s).toBe("BAD_USER_INPUT");
+      expect(r.errors?.[0]?.message).toContain("'%' and '_' can be searched for with Query.agents");
+    }
   });
 
   it("an empty or over-long search is BAD_USER_INPUT naming the field; siblings still answer", async () => {

@@ -53,7 +53,8 @@ function expectRefused(r: GqlResponse<unknown>, code: string, limit: number, wha
 
 describe("the cost of a page", () => {
   it("events(first: 500) with a plain selection passes, by literal and by variable, for an agent and a workspace", async () => {
-    const stored = await h.app.db.prisma.event.count({ where: { agentId } });
+    // The agent's own stream (its changes_captured events are in its workspace's stream).
+    const stored = await h.app.db.prisma.event.count({ where: { agentId, streamKey: agentId } });
     expect(stored).toBeGreaterThan(5);
     const byAgent = await h.gql<{ events: { edges: { node: { seq: number } }[] } }>(
       `{ events(of: { agentId: "${agentId}" }, first: 500) { ${PLAIN_PAGE} } }`,

@@ -248,6 +248,8 @@ export class ChangesView extends LivePanel {
     "Show more files",
   );
   private sideBySide = false;
+  /** The Create-branch form of the run shown, kept across re-renders (see branchBlock). */
+  private applyForm: { agentId: string; loaded: Loaded; form: HTMLFormElement } | null = null;
 
   constructor() {
     super("changes-view");
@@ -405,6 +407,12 @@ export class ChangesView extends LivePanel {
       );
     }
     if (!l.mayApply || l.changes.fileCount === 0) return null;
+    // One form per run, kept across re-renders (a live snapshot of the same run re-reads the tab
+    // while a person types or reads an error): the typed name and the error stay.
+    if (this.applyForm?.agentId === l.agentId) {
+      this.applyForm.loaded = l;
+      return this.applyForm.form;
+    }
     const input = h("input", {
       id: "apply-branch",
       name: "branch",
@@ -430,9 +438,11 @@ export class ChangesView extends LivePanel {
       h("div", { class: "apply-row" }, input, submit),
       error,
     );
+    const kept = { agentId: l.agentId, loaded: l, form };
+    this.applyForm = kept;
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      void this.apply(l, input, submit, error);
+      void this.apply(kept.loaded, input, submit, error);
     });
     return form;
   }
@@ -449,26 +459,22 @@ export class ChangesView extends LivePanel {
     error.hidden = true;
     try {
       const outcome = await mutate<ApplyChangesPayload>(APPLY_CHANGES, { agentId: l.agentId, branch });
-      if (this.loaded !== l) return;
+      // Another run opened meanwhile: nothing of this one to show.
+      if (this.loaded?.agentId !== l.agentId) return;
       if (!outcome.ok) {
-        const fields = outcome.failure.fieldErrors.map((f) => f.message);
-        replaceChildren(
-          error,
-          h("p", {}, `Create branch failed: ${outcome.failure.message}`),
-          fields.length
-            ? h(
-                "ul",
-                {},
-                fields.map((f) => h("li", {}, f)),
-              )
-            : null,
-        );
+        // "CODE: message"; a ValidationError's field messages say it best (its message repeats them).
+        const { message, fieldErrors } = outcome.failure;
+        const code = /^[A-Z_]+(?=: )/.exec(message)?.[0];
+        const text =
+          fieldErrors.length && code ? `${code}: ${fieldErrors.map((f) => f.message).join("; ")}` : message;
+        replaceChildren(error, h("p", {}, `Create branch failed: ${text}`));
         error.hidden = false;
         input.focus();
         return;
       }
-      l.changes.applied = outcome.payload.agent.changes.applied;
-      this.render(l);
+      const current = this.loaded;
+      current.changes.applied = outcome.payload.agent.changes.applied;
+      this.render(current);
       // Read again: the stored capture is what is shown (also when the payload lacks `applied`).
       this.invalidate();
       announce(`Branch ${outcome.payload.branch} created.`);

@@ -250,6 +250,9 @@ export function registerChangesCommands(program: Command): void {
         for (const l of statLines(safe, width, ctx.out.c)) ctx.out.line(l);
       } else {
         const patch: FilePatchFieldsFragment[] = [];
+        // Files whose full patch is not printed (cut, too large, binary): piped or redirected, the
+        // output must stay a patch git can apply, so they are left out of it and said so.
+        const missing: string[] = [];
         await eachPatchPage(ctx, id, (page) => {
           if (ctx.json) {
             patch.push(...page);
@@ -259,11 +262,21 @@ export function registerChangesCommands(program: Command): void {
             const text = patchText(p);
             if (text === null) {
               notes.push(`${p.path}: not shown: ${p.omitted ?? "left out"}`);
+              missing.push(p.path);
+              continue;
+            }
+            if (!tty && (p.truncated || p.binary)) {
+              notes.push(
+                `${p.path}: left out of the patch: ${p.binary ? "a binary file" : "its patch is cut at 256 KiB"}`,
+              );
+              missing.push(p.path);
               continue;
             }
             ctx.out.out(tty ? `${colorPatch(ctx.out.c, safeText(text).replace(/\n$/, ""))}\n` : text);
-            if (p.truncated)
+            if (p.truncated) {
               notes.push(`${p.path}: the patch is cut at 256 KiB (apply it as a branch to see all)`);
+              missing.push(p.path);
+            }
           }
         });
         if (ctx.json) {
@@ -272,6 +285,13 @@ export function registerChangesCommands(program: Command): void {
         }
         if (run.changes.fileCount === 0)
           notes.push("no changes: the run's snapshot equals the commit it started from");
+        for (const n of notes) ctx.out.note(`${ctx.out.ce.yellow("note:")} ${safeText(n)}`);
+        if (missing.length > 0)
+          throw new CliError(
+            EXIT.failure,
+            `the patch is incomplete: ${missing.length} of ${run.changes.fileCount} files are not in it in full; make a branch of the whole snapshot instead: prospero apply ${id} --branch <name>`,
+          );
+        return;
       }
       for (const n of notes) ctx.out.note(`${ctx.out.ce.yellow("note:")} ${safeText(n)}`);
     }),
