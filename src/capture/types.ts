@@ -112,3 +112,9 @@ export interface CaptureSetting {
   /** Why not active (turned off; not a git repository), else null. */
   reason: string | null;
 }
+
+/**
+ * Why a finished run without a capture row has no snapshot: it ended before change capture
+ * followed it (`RunChanges.reason` and `RunReport.changesReason`).
+ */
+export const NEVER_WATCHED_REASON = "the run ended before Prospero watched it";

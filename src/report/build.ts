@@ -9,7 +9,8 @@
  */
 import type { Agent } from "../generated/prisma/client.js";
 import { isTerminal } from "../caliband/wire.js";
-import type { CapturedFileRow, RunCaptureRow } from "../capture/types.js";
+import { runFailureOf } from "../store/agents.js";
+import { NEVER_WATCHED_REASON, type CapturedFileRow, type RunCaptureRow } from "../capture/types.js";
 
 /** Files of the latest snapshot a report lists (the rest are counted; `prospero diff` shows all). */
 export const REPORT_MAX_FILES = 50;
@@ -17,11 +18,8 @@ export const REPORT_MAX_FILES = 50;
 /** Tool names a report lists, most calls first (the counts {@link RunReport.toolCallCount} stay exact). */
 export const REPORT_MAX_TOOLS = 100;
 
-/**
- * Why a finished run without a capture row has no snapshot: it ended before change capture followed
- * it (the same words as `RunChanges.reason`, src/schema/changes.ts `NEVER_WATCHED`).
- */
-export const NEVER_WATCHED_REASON = "the run ended before Prospero watched it";
+/** Why a finished run without a capture row has no snapshot (src/capture/types.ts). */
+export { NEVER_WATCHED_REASON };
 
 /** Calls of one tool in a run: `calls` finished calls, `failures` of them with `is_error` (ToolCallEnd). */
 export interface ToolCallSummary {
@@ -206,15 +204,7 @@ export function buildReport(inputs: ReportInputs): RunReport {
     outcome: a.outcome === null ? null : inputs.outcome,
     outcomeName: a.outcome,
     outcomeDetail: inputs.finished?.detail ?? null,
-    failure:
-      a.failureLogTail === null && a.failureReason === null
-        ? null
-        : {
-            logTail: a.failureLogTail,
-            logTruncated: a.failureLogTruncated ?? false,
-            exitCode: a.exitCode,
-            reason: a.failureReason,
-          },
+    failure: runFailureOf(a),
     startedAt: a.startedAt,
     finishedAt: a.finishedAt,
     durationMs,

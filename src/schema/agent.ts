@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { AGENT_ID, isTerminal } from "../caliband/wire.js";
 import { ValidationFailed } from "../errors.js";
+import { runFailureOf } from "../store/agents.js";
 import { builder, registerNode } from "./builder.js";
 import { PAGE_ARGS, connectionTotal } from "./connections.js";
 import { AgentStatusEnum, RunOutcomeEnum, outcomeValue, statusValue } from "./enums.js";
@@ -117,15 +118,7 @@ export const AgentRef = builder.prismaNode("Agent", {
       nullable: true,
       description:
         "Why the run failed: recorded when it ends FAILED or CRASHED (null before, and for a run that did not fail).",
-      resolve: (a) =>
-        a.failureLogTail === null && a.failureReason === null
-          ? null
-          : {
-              logTail: a.failureLogTail,
-              logTruncated: a.failureLogTruncated ?? false,
-              exitCode: a.exitCode,
-              reason: a.failureReason,
-            },
+      resolve: (a) => runFailureOf(a),
     }),
     usage: t.field({
       type: TokenUsageRef,

@@ -30,9 +30,10 @@ import {
   snapshotTriggerValue,
 } from "./enums.js";
 import { z } from "zod";
+import { NEVER_WATCHED_REASON } from "../capture/types.js";
 
-/** Why a finished run without a capture row has no snapshot (it ended before capture followed it). */
-export const NEVER_WATCHED = "the run ended before Prospero watched it";
+/** Why a finished run without a capture row has no snapshot (src/capture/types.ts). */
+export const NEVER_WATCHED = NEVER_WATCHED_REASON;
 
 /** Page bounds of `RunChanges.files`: `first` 0–500, default 100 (0 = an empty page with its pageInfo). */
 export const FILES_PAGE = { default: 100, max: 500 } as const;

@@ -99,6 +99,30 @@ export interface RunFailureRow {
   reason: string | null;
 }
 
+/** Why a stored run failed, as the API shows it (`RunFailure`): its worker.log tail, exit code, why unread. */
+export interface RunFailureView {
+  logTail: string | null;
+  logTruncated: boolean;
+  exitCode: number | null;
+  reason: string | null;
+}
+
+/**
+ * The failure of a stored run (`Agent.failure`, `RunReport.failure`): null for a run that did not
+ * fail (neither a log tail nor a reason recorded, issue 12 item 7).
+ */
+export function runFailureOf(
+  a: Pick<AgentRow, "failureLogTail" | "failureLogTruncated" | "exitCode" | "failureReason">,
+): RunFailureView | null {
+  if (a.failureLogTail === null && a.failureReason === null) return null;
+  return {
+    logTail: a.failureLogTail,
+    logTruncated: a.failureLogTruncated ?? false,
+    exitCode: a.exitCode,
+    reason: a.failureReason,
+  };
+}
+
 /** Record why a run failed (the row's `failureLogTail`, `failureLogTruncated`, `exitCode`, `failureReason`). */
 export function setFailureOp(db: PrismaClient, id: string, f: RunFailureRow): PendingOp {
   return db.agent.update({
