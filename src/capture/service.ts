@@ -307,7 +307,7 @@ export class CaptureService {
    * never moved: `update-ref` with the zero id as the expected old value, so an existing branch
    * fails atomically) and record it (appliedBranch, …).
    * @throws ValidationFailed (["input", "branch"]: refused by `git check-ref-format --branch`, a
-   *   leading '-', `@`, a first component HEAD or refs, over 200 characters), Conflict (the branch exists, or is a worktree's unborn
+   *   leading '-', `@`, a first component HEAD, refs, heads, tags or remotes, over 200 characters), Conflict (the branch exists, or is a worktree's unborn
    *   HEAD), InvalidState (not CAPTURED: the reason), NotFound (run).
    */
   async apply(agentId: string, branch: string, actor: string): Promise<ApplyResult> {
@@ -316,10 +316,11 @@ export class CaptureService {
     if (branch.length > BRANCH_MAX_CHARS) throw bad(`must be at most ${BRANCH_MAX_CHARS} characters`);
     if (branch.startsWith("-")) throw bad("must not start with '-'");
     // Names git accepts that would mislead it or its users: `@` (HEAD to every git command), a
-    // first component HEAD (a clone's refs/remotes/origin/HEAD then conflicts with it) or refs
-    // (read as a full ref name).
-    const first = branch.split("/")[0];
-    if (branch === "@" || first === "HEAD" || first === "refs")
+    // first component HEAD (a clone's refs/remotes/origin/HEAD then conflicts with it), refs (read
+    // as a full ref name).
+    // heads/, tags/, remotes/ would read as another ref to git (`heads/x` is refs/heads/x first).
+    const first = branch.split("/")[0] ?? "";
+    if (branch === "@" || ["HEAD", "refs", "heads", "tags", "remotes"].includes(first))
       throw bad(`'${branch}' is not a usable branch name`);
     const row = await this.capturedRow(agentId);
     const gitDir = row.gitDir!;

@@ -28,7 +28,7 @@ const ApplyChangesInput = builder.inputType("ApplyChangesInput", {
     }),
     branch: t.string({
       required: true,
-      description: `The new branch's name, without refs/heads/ (1–${BRANCH_MAX_CHARS} characters, a name \`git check-ref-format --branch\` accepts, not starting with '-', not \`@\`, its first part not HEAD or refs). It must not exist yet.`,
+      description: `The new branch's name, without refs/heads/ (1–${BRANCH_MAX_CHARS} characters, a name \`git check-ref-format --branch\` accepts, not starting with '-', not \`@\`, its first part not HEAD, refs, heads, tags or remotes). It must not exist yet.`,
       validate: z
         .string()
         .min(1, "must not be empty")

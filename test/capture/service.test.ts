@@ -232,6 +232,9 @@ describe("CaptureService", () => {
       "HEAD/x",
       "refs",
       "refs/x",
+      "heads/x",
+      "tags/v1",
+      "remotes/origin/x",
     ]) {
       const e = await capture.apply(agent.id, bad, "alice").catch((err: unknown) => err);
       expect(e, bad).toBeInstanceOf(ValidationFailed);
