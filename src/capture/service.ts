@@ -126,8 +126,9 @@ export class CaptureService {
 
   /**
    * Follow the bus and reconcile from the fleet's state: live runs without a capture row get one
-   * (and their START snapshot); runs that ended while nobody watched get their STOPPED attempt;
-   * registers the fleet's before-kill hook. Idempotent.
+   * (and their START snapshot); watched runs that ended while the gateway was down (a row with no
+   * verdict on their end) get their STOPPED attempt; runs first seen ended get no row. Registers
+   * the fleet's before-kill hook. Idempotent.
    */
   async start(): Promise<void> {
     if (this.started) return;
@@ -519,8 +520,10 @@ export class CaptureService {
         );
         for (const a of live) if (!known.has(a.id)) this.fire(a.id, "START", null);
       }
+      // Only rows without a verdict on their end: one whose final snapshot was missed carries its
+      // reason and is not tried again at every start (that set only grows).
       const open = await this.deps.db.runCapture.findMany({
-        where: { state: { in: ["PENDING", "CAPTURED"] }, final: false },
+        where: { state: { in: ["PENDING", "CAPTURED"] }, final: false, reason: null },
         select: { agentId: true },
       });
       for (const chunk of chunks(

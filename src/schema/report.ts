@@ -171,7 +171,7 @@ builder.prismaObjectFields("Agent", (t) => ({
   report: t.field({
     type: RunReportRef,
     description:
-      "The run report: what the run did (so far, while it is active), with a markdown version. Viewer role, within the run's workspace.",
+      "The run report: what the run did (so far, while it is active), with a markdown version. Intended for one run at a time (it costs a few queries per run). Viewer role, within the run's workspace.",
     authScopes: (a) => ({ role: "viewer", workspace: a.workspace }),
     resolve: (a, _args, ctx) => reportOf(ctx, a),
   }),

@@ -17,11 +17,6 @@ import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { cli, spawnAgent } from "./run-cli.js";
 
-/** The capture engine and the double's `fake:edit` exist (issue 16's other slices). */
-const ENGINE =
-  fs.readFileSync(new URL("../support/fake-scripts.ts", import.meta.url), "utf8").includes("fake:edit") &&
-  !fs.readFileSync(new URL("../../src/capture/service.ts", import.meta.url), "utf8").includes("SKELETON");
-
 /** Time for a test with `fake:edit` runs. */
 const RUNS_TIMEOUT = 90_000;
 
@@ -100,61 +95,59 @@ describe("prospero diff", () => {
     expect(unknown).toMatchObject({ code: 3, stderr: "prospero: agent not found: 000000000000\n" });
   });
 
-  if (ENGINE)
-    it(
-      "after the run and its worktree are gone: the patch (every page) applies with git to the commit it started from",
-      async () => {
-        const { id, base, head, reason } = await editedRun();
-        const r = await cli(h.url, ["diff", id]);
-        expect(r.code, r.stderr).toBe(0);
-        // A snapshot that is not the final one says so, on stderr (stdout is the patch alone).
-        if (reason !== null) expect(r.stderr).toBe(`note: ${reason}\n`);
-        expect(r.stdout).toContain("diff --git a/README.md b/README.md");
-        expect(r.stdout).toContain(`+edited by fake agent ${id}`);
-        expect(r.stdout).toContain(`diff --git a/notes/fake-${id}.md b/notes/fake-${id}.md`);
-        // Exactly git's patch of base..head (the text as is: stdout is no terminal).
-        expect(r.stdout).toBe(git("diff", "--no-renames", base, head));
-        // And it applies where the run started.
-        const tree = fs.mkdtempSync(`${h.d.ws.tmp}/apply-`);
-        git("worktree", "add", "--detach", tree, base);
-        const applied = spawnSync("git", ["-C", tree, "apply", "--index", "-"], {
-          input: r.stdout,
-          encoding: "utf8",
-        });
-        expect(applied.status, applied.stderr).toBe(0);
-        expect(execFileSync("git", ["-C", tree, "write-tree"], { encoding: "utf8" }).trim()).toBe(
-          git("rev-parse", `${head}^{tree}`).trim(),
-        );
-        git("worktree", "remove", "--force", tree);
+  it(
+    "after the run and its worktree are gone: the patch (every page) applies with git to the commit it started from",
+    async () => {
+      const { id, base, head, reason } = await editedRun();
+      const r = await cli(h.url, ["diff", id]);
+      expect(r.code, r.stderr).toBe(0);
+      // A snapshot that is not the final one says so, on stderr (stdout is the patch alone).
+      if (reason !== null) expect(r.stderr).toBe(`note: ${reason}\n`);
+      expect(r.stdout).toContain("diff --git a/README.md b/README.md");
+      expect(r.stdout).toContain(`+edited by fake agent ${id}`);
+      expect(r.stdout).toContain(`diff --git a/notes/fake-${id}.md b/notes/fake-${id}.md`);
+      // Exactly git's patch of base..head (the text as is: stdout is no terminal).
+      expect(r.stdout).toBe(git("diff", "--no-renames", base, head));
+      // And it applies where the run started.
+      const tree = fs.mkdtempSync(`${h.d.ws.tmp}/apply-`);
+      git("worktree", "add", "--detach", tree, base);
+      const applied = spawnSync("git", ["-C", tree, "apply", "--index", "-"], {
+        input: r.stdout,
+        encoding: "utf8",
+      });
+      expect(applied.status, applied.stderr).toBe(0);
+      expect(execFileSync("git", ["-C", tree, "write-tree"], { encoding: "utf8" }).trim()).toBe(
+        git("rev-parse", `${head}^{tree}`).trim(),
+      );
+      git("worktree", "remove", "--force", tree);
 
-        const json = await cli(h.url, ["diff", id, "--json"]);
-        expect(json.code).toBe(0);
-        const data = JSON.parse(json.stdout) as {
-          agent: {
-            agentId: string;
-            changes: { state: string; fileCount: number; patch: { path: string }[] };
-          };
+      const json = await cli(h.url, ["diff", id, "--json"]);
+      expect(json.code).toBe(0);
+      const data = JSON.parse(json.stdout) as {
+        agent: {
+          agentId: string;
+          changes: { state: string; fileCount: number; patch: { path: string }[] };
         };
-        expect(data.agent.changes.state).toBe("CAPTURED");
-        expect(data.agent.changes.patch.map((p) => p.path)).toEqual(
-          git("diff", "--no-renames", "--name-only", base, head).trim().split("\n").sort(),
-        );
-      },
-      RUNS_TIMEOUT,
-    );
+      };
+      expect(data.agent.changes.state).toBe("CAPTURED");
+      expect(data.agent.changes.patch.map((p) => p.path)).toEqual(
+        git("diff", "--no-renames", "--name-only", base, head).trim().split("\n").sort(),
+      );
+    },
+    RUNS_TIMEOUT,
+  );
 
-  if (ENGINE)
-    it(
-      "--stat is git's diff --stat of the run's changes",
-      async () => {
-        const { id, base, head } = await editedRun();
-        const r = await cli(h.url, ["diff", id, "--stat"]);
-        expect(r.code, r.stderr).toBe(0);
-        expect(r.stdout).toBe(git("diff", "--no-renames", "--stat=80", base, head));
-        expect(r.stdout).toMatch(/ 2 files changed, \d+ insertions?\(\+\)/);
-      },
-      RUNS_TIMEOUT,
-    );
+  it(
+    "--stat is git's diff --stat of the run's changes",
+    async () => {
+      const { id, base, head } = await editedRun();
+      const r = await cli(h.url, ["diff", id, "--stat"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(git("diff", "--no-renames", "--stat=80", base, head));
+      expect(r.stdout).toMatch(/ 2 files changed, \d+ insertions?\(\+\)/);
+    },
+    RUNS_TIMEOUT,
+  );
 
   it(
     "redirected, a patch with a binary file and one cut at 256 KiB leaves them out, still applies, and exits 1 saying so",
@@ -231,43 +224,40 @@ describe("--stat's layout", () => {
 });
 
 describe("prospero apply", () => {
-  if (ENGINE)
-    it(
-      "creates the branch in the workspace's repository (checkout untouched); a repeat (4), a bad name (4), an unknown run (3), not captured (4)",
-      async () => {
-        const { id, head } = await editedRun();
-        const status = () => git("status", "--porcelain=v2", "--branch", "--untracked-files=all");
-        const before = { status: status(), head: git("rev-parse", "HEAD") };
-        const r = await cli(h.url, ["apply", id, "--branch", `review/${id}`]);
-        expect(r.code, r.stderr).toBe(0);
-        expect(r.stdout).toMatch(
-          new RegExp(`^created branch review/${id} at ${head.slice(0, 12)} from the changes of ${id}`),
-        );
-        expect(git("rev-parse", "--verify", `refs/heads/review/${id}`).trim()).toBe(head);
-        expect({ status: status(), head: git("rev-parse", "HEAD") }).toEqual(before);
+  it(
+    "creates the branch in the workspace's repository (checkout untouched); a repeat (4), a bad name (4), an unknown run (3), not captured (4)",
+    async () => {
+      const { id, head } = await editedRun();
+      const status = () => git("status", "--porcelain=v2", "--branch", "--untracked-files=all");
+      const before = { status: status(), head: git("rev-parse", "HEAD") };
+      const r = await cli(h.url, ["apply", id, "--branch", `review/${id}`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(
+        new RegExp(`^created branch review/${id} at ${head.slice(0, 12)} from the changes of ${id}`),
+      );
+      expect(git("rev-parse", "--verify", `refs/heads/review/${id}`).trim()).toBe(head);
+      expect({ status: status(), head: git("rev-parse", "HEAD") }).toEqual(before);
 
-        const again = await cli(h.url, ["apply", id, "--branch", `review/${id}`]);
-        expect(again.code).toBe(4);
-        expect(again.stderr).toMatch(new RegExp(`^prospero: apply ${id}: .+ \\[CONFLICT\\]\\n$`));
-        const bad = await cli(h.url, ["apply", id, "--branch", "bad..name"]);
-        expect(bad.code).toBe(4);
-        expect(bad.stderr).toMatch(/\[BAD_USER_INPUT\]\n$/);
-        const unknown = await cli(h.url, ["apply", "000000000000", "--branch", "x"]);
-        expect(unknown.code).toBe(3);
-        const never = await cli(h.url, ["apply", await unwatchedRun(), "--branch", "never"]);
-        expect(never.code).toBe(4);
-        expect(never.stderr).toMatch(/\[INVALID_STATE\]\n$/);
-        expect(git("for-each-ref", "--format=%(refname)", "refs/heads/never", "refs/heads/bad..name")).toBe(
-          "",
-        );
+      const again = await cli(h.url, ["apply", id, "--branch", `review/${id}`]);
+      expect(again.code).toBe(4);
+      expect(again.stderr).toMatch(new RegExp(`^prospero: apply ${id}: .+ \\[CONFLICT\\]\\n$`));
+      const bad = await cli(h.url, ["apply", id, "--branch", "bad..name"]);
+      expect(bad.code).toBe(4);
+      expect(bad.stderr).toMatch(/\[BAD_USER_INPUT\]\n$/);
+      const unknown = await cli(h.url, ["apply", "000000000000", "--branch", "x"]);
+      expect(unknown.code).toBe(3);
+      const never = await cli(h.url, ["apply", await unwatchedRun(), "--branch", "never"]);
+      expect(never.code).toBe(4);
+      expect(never.stderr).toMatch(/\[INVALID_STATE\]\n$/);
+      expect(git("for-each-ref", "--format=%(refname)", "refs/heads/never", "refs/heads/bad..name")).toBe("");
 
-        const json = await cli(h.url, ["apply", id, "--branch", `review/${id}-2`, "--json"]);
-        expect(JSON.parse(json.stdout)).toMatchObject({
-          applyChanges: { __typename: "ApplyChangesPayload", branch: `review/${id}-2`, commit: head },
-        });
-      },
-      RUNS_TIMEOUT,
-    );
+      const json = await cli(h.url, ["apply", id, "--branch", `review/${id}-2`, "--json"]);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        applyChanges: { __typename: "ApplyChangesPayload", branch: `review/${id}-2`, commit: head },
+      });
+    },
+    RUNS_TIMEOUT,
+  );
 
   it("--branch is required (usage error, 2)", async () => {
     const r = await cli(h.url, ["apply", "000000000000"]);
@@ -284,7 +274,7 @@ describe("prospero workspace capture", () => {
     const off = await cli(h.url, ["workspace", "capture", "demo", "off"]);
     expect(off).toMatchObject({ code: 0, stderr: "" });
     expect(off.stdout).toMatch(/^change capture of demo off/);
-    if (ENGINE) expect(await stored()).toBe(false);
+    expect(await stored()).toBe(false);
     const json = await cli(h.url, ["workspace", "capture", "demo", "on", "--json"]);
     expect(JSON.parse(json.stdout)).toMatchObject({
       setChangeCapture: {
@@ -292,7 +282,7 @@ describe("prospero workspace capture", () => {
         workspace: { changeCapture: { enabled: true } },
       },
     });
-    if (ENGINE) expect(await stored()).toBe(true);
+    expect(await stored()).toBe(true);
     const unknown = await cli(h.url, ["workspace", "capture", "nowhere", "off"]);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(/\[NOT_FOUND\]/);

@@ -14,18 +14,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewEvent } from "../../src/events/index.js";
 import { NEVER_WATCHED } from "../../src/schema/changes.js";
 import { collect, startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { addWorkspaceWithDaemon, auditAfter, lastAuditId, type OtherWorkspace } from "../security/support.js";
-
-/** The capture engine and the double's `fake:edit` exist (issue 16's other slices). */
-const ENGINE =
-  fs.readFileSync(new URL("../support/fake-scripts.ts", import.meta.url), "utf8").includes("fake:edit") &&
-  !fs.readFileSync(new URL("../../src/capture/service.ts", import.meta.url), "utf8").includes("SKELETON");
 
 let h: AppHarness;
 let other: OtherWorkspace;
@@ -362,27 +356,24 @@ describe("the mutations' rules", () => {
     ]);
   });
 
-  if (ENGINE)
-    it("setChangeCapture off is stored and read back (changeCapture: enabled false, not active, why); on again", async () => {
-      const q = `{ workspace(name: "demo") { changeCapture { enabled active reason } } }`;
-      const off = await h.gql<{ setChangeCapture: { __typename: string } }>(
-        `mutation { setChangeCapture(input: { workspace: "demo", enabled: false }) { __typename } }`,
-      );
-      expect(off.data!.setChangeCapture.__typename).toBe("SetChangeCapturePayload");
-      expect(
-        (await h.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: "demo" } })).captureChanges,
-      ).toBe(false);
-      const r = await h.gql<{
-        workspace: { changeCapture: { enabled: boolean; active: boolean; reason: string } };
-      }>(q);
-      expect(r.data!.workspace.changeCapture).toMatchObject({ enabled: false, active: false });
-      expect(r.data!.workspace.changeCapture.reason).toMatch(/turned off/);
-      await h.gql(
-        `mutation { setChangeCapture(input: { workspace: "demo", enabled: true }) { __typename } }`,
-      );
-      const back = await h.gql<{ workspace: { changeCapture: { enabled: boolean; active: boolean } } }>(q);
-      expect(back.data!.workspace.changeCapture).toEqual({ enabled: true, active: true, reason: null });
-    });
+  it("setChangeCapture off is stored and read back (changeCapture: enabled false, not active, why); on again", async () => {
+    const q = `{ workspace(name: "demo") { changeCapture { enabled active reason } } }`;
+    const off = await h.gql<{ setChangeCapture: { __typename: string } }>(
+      `mutation { setChangeCapture(input: { workspace: "demo", enabled: false }) { __typename } }`,
+    );
+    expect(off.data!.setChangeCapture.__typename).toBe("SetChangeCapturePayload");
+    expect(
+      (await h.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: "demo" } })).captureChanges,
+    ).toBe(false);
+    const r = await h.gql<{
+      workspace: { changeCapture: { enabled: boolean; active: boolean; reason: string } };
+    }>(q);
+    expect(r.data!.workspace.changeCapture).toMatchObject({ enabled: false, active: false });
+    expect(r.data!.workspace.changeCapture.reason).toMatch(/turned off/);
+    await h.gql(`mutation { setChangeCapture(input: { workspace: "demo", enabled: true }) { __typename } }`);
+    const back = await h.gql<{ workspace: { changeCapture: { enabled: boolean; active: boolean } } }>(q);
+    expect(back.data!.workspace.changeCapture).toEqual({ enabled: true, active: true, reason: null });
+  });
 });
 
 describe("a token limited to one workspace", () => {
@@ -531,157 +522,155 @@ interface PatchData {
   };
 }
 
-if (ENGINE)
-  describe("runs of the fake:edit script, captured by the engine", () => {
-    it(
-      "the patch pages to its end, one file per edge, matching the files; the run's edits are in it",
-      async () => {
-        const id = await editedRun();
-        const files = (await h.gql<ChangesData>(CHANGES, { id, first: 500 })).data!.agent!.changes.files!;
-        const paths = files.edges.map((e) => e.node.path);
-        expect(paths).toContain(`notes/fake-${id}.md`);
-        expect(paths).toContain("README.md");
-        const patched: { path: string; text: string | null }[] = [];
-        let after: string | null = null;
-        for (;;) {
-          const r: { data?: PatchData; errors?: unknown[] } = await h.gql<PatchData>(
-            `query($id: String!, $after: String) { agent(agentId: $id) { changes { patch(first: 1, after: $after) {
+describe("runs of the fake:edit script, captured by the engine", () => {
+  it(
+    "the patch pages to its end, one file per edge, matching the files; the run's edits are in it",
+    async () => {
+      const id = await editedRun();
+      const files = (await h.gql<ChangesData>(CHANGES, { id, first: 500 })).data!.agent!.changes.files!;
+      const paths = files.edges.map((e) => e.node.path);
+      expect(paths).toContain(`notes/fake-${id}.md`);
+      expect(paths).toContain("README.md");
+      const patched: { path: string; text: string | null }[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const r: { data?: PatchData; errors?: unknown[] } = await h.gql<PatchData>(
+          `query($id: String!, $after: String) { agent(agentId: $id) { changes { patch(first: 1, after: $after) {
             totalCount edges { cursor node { path status text truncated } } pageInfo { hasNextPage endCursor } } } } }`,
-            { id, after },
-          );
-          expect(r.errors).toBeUndefined();
-          const page = r.data!.agent.changes.patch!;
-          expect(page.edges.length).toBeLessThanOrEqual(1);
-          expect(page.totalCount).toBe(paths.length);
-          patched.push(...page.edges.map((e) => e.node));
-          if (!page.pageInfo.hasNextPage) break;
-          after = page.pageInfo.endCursor;
-        }
-        expect(patched.map((p) => p.path)).toEqual(paths);
-        const note = patched.find((p) => p.path === `notes/fake-${id}.md`)!;
-        expect(note.text).toMatch(/^diff --git /);
-        expect(note.text).toMatch(/\n\+/);
-      },
-      RUNS_TIMEOUT,
-    );
+          { id, after },
+        );
+        expect(r.errors).toBeUndefined();
+        const page = r.data!.agent.changes.patch!;
+        expect(page.edges.length).toBeLessThanOrEqual(1);
+        expect(page.totalCount).toBe(paths.length);
+        patched.push(...page.edges.map((e) => e.node));
+        if (!page.pageInfo.hasNextPage) break;
+        after = page.pageInfo.endCursor;
+      }
+      expect(patched.map((p) => p.path)).toEqual(paths);
+      const note = patched.find((p) => p.path === `notes/fake-${id}.md`)!;
+      expect(note.text).toMatch(/^diff --git /);
+      expect(note.text).toMatch(/\n\+/);
+    },
+    RUNS_TIMEOUT,
+  );
 
-    it(
-      "applyChanges creates a branch at the captured commit in the workspace's repository; the checkout is untouched; a repeat is a ConflictError",
-      async () => {
-        const id = await editedRun();
-        const before = checkout();
-        const apply = (branch: string) =>
-          h.gql<{ applyChanges: Record<string, unknown> }>(
-            `mutation($input: ApplyChangesInput!) { applyChanges(input: $input) { __typename
+  it(
+    "applyChanges creates a branch at the captured commit in the workspace's repository; the checkout is untouched; a repeat is a ConflictError",
+    async () => {
+      const id = await editedRun();
+      const before = checkout();
+      const apply = (branch: string) =>
+        h.gql<{ applyChanges: Record<string, unknown> }>(
+          `mutation($input: ApplyChangesInput!) { applyChanges(input: $input) { __typename
             ... on ApplyChangesPayload { branch commit agent { agentId changes { applied { branch commit by } } } }
             ... on Error { code message } } }`,
-            { input: { agentId: id, branch } },
-            operator,
-          );
-        const branch = `review/${id}`;
-        const r = await apply(branch);
-        expect(r.data!.applyChanges).toMatchObject({ __typename: "ApplyChangesPayload", branch });
-        const commit = r.data!.applyChanges["commit"] as string;
-        const head = (await h.gql<ChangesData>(CHANGES, { id, first: 1 })).data!.agent!.changes.headCommit;
-        expect(commit).toBe(head);
-        expect(git("rev-parse", "--verify", `refs/heads/${branch}`).trim()).toBe(commit);
-        expect(git("ls-tree", "-r", "--name-only", branch)).toContain(`notes/fake-${id}.md`);
-        expect(r.data!.applyChanges).toMatchObject({
-          agent: { changes: { applied: { branch, commit, by: "ch-operator" } } },
-        });
-        expect(checkout()).toEqual(before);
-
-        const again = await apply(branch);
-        expect(again.data!.applyChanges).toMatchObject({ __typename: "ConflictError", code: "CONFLICT" });
-        expect(git("rev-parse", "--verify", `refs/heads/${branch}`).trim()).toBe(commit);
-        expect(checkout()).toEqual(before);
-      },
-      RUNS_TIMEOUT,
-    );
-
-    it(
-      "applyChanges with a name git refuses is a ValidationError on input.branch, and creates nothing",
-      async () => {
-        const id = await editedRun();
-        const refs = git("for-each-ref", "refs/heads");
-        for (const bad of ["bad..name", "-leading-dash", "ends.lock", "with space"]) {
-          const r = await h.gql<{ applyChanges: Record<string, unknown> }>(
-            `mutation($input: ApplyChangesInput!) { applyChanges(input: $input) { __typename
-            ... on ValidationError { fieldErrors { path } } } }`,
-            { input: { agentId: id, branch: bad } },
-          );
-          expect(r.data!.applyChanges, bad).toEqual({
-            __typename: "ValidationError",
-            fieldErrors: [{ path: ["input", "branch"] }],
-          });
-        }
-        expect(git("for-each-ref", "refs/heads")).toBe(refs);
-      },
-      RUNS_TIMEOUT,
-    );
-
-    it(
-      "two runs that changed the same file see each other as overlaps (both of them), and the workspace lists the pair",
-      async () => {
-        const a = await editedRun();
-        const b = await editedRun();
-        const q = `query($id: String!) { agent(agentId: $id) { changes { overlaps { agent { agentId } files fileCount } } } }`;
-        type O = {
-          agent: {
-            changes: { overlaps: { agent: { agentId: string }; files: string[]; fileCount: number }[] };
-          };
-        };
-        const ofA = (await h.gql<O>(q, { id: a })).data!.agent.changes.overlaps;
-        const ofB = (await h.gql<O>(q, { id: b })).data!.agent.changes.overlaps;
-        expect(ofA.find((o) => o.agent.agentId === b)?.files).toContain("README.md");
-        expect(ofB.find((o) => o.agent.agentId === a)?.files).toContain("README.md");
-        const pairs = (
-          await h.gql<{
-            workspace: {
-              changeOverlaps: { a: { agentId: string }; b: { agentId: string }; files: string[] }[];
-            };
-          }>(`{ workspace(name: "demo") { changeOverlaps { a { agentId } b { agentId } files } } }`)
-        ).data!.workspace.changeOverlaps;
-        expect(
-          pairs.some(
-            (p) =>
-              new Set([p.a.agentId, p.b.agentId]).size === 2 &&
-              [p.a.agentId, p.b.agentId].includes(a) &&
-              [p.a.agentId, p.b.agentId].includes(b),
-          ),
-        ).toBe(true);
-        // A token of another workspace sees none of it.
-        const hidden = await h.gql<{ agent: unknown }>(q, { id: a }, limited);
-        expect(hidden.data!.agent).toBeNull();
-      },
-      RUNS_TIMEOUT,
-    );
-
-    it(
-      "a ChangesCaptured item arrives over graphql-ws when the engine captures a run",
-      async () => {
-        const sub = collect<{
-          fleetChanges: { __typename: string; agentId?: string; changes?: { state: string } };
-        }>(
-          h.ws(),
-          `subscription { fleetChanges { __typename ... on ChangesCaptured { agentId changes { state } } } }`,
-          {},
-          (items) =>
-            items.some(
-              (i) =>
-                i.fleetChanges.__typename === "ChangesCaptured" &&
-                i.fleetChanges.changes?.state === "CAPTURED",
-            ),
+          { input: { agentId: id, branch } },
+          operator,
         );
-        await waitFor(() => sub.items.some((i) => i.fleetChanges.__typename === "FleetSeedComplete"));
-        const id = await editedRun();
-        await sub.done;
-        expect(
-          sub.items
-            .filter((i) => i.fleetChanges.__typename === "ChangesCaptured")
-            .map((i) => i.fleetChanges.agentId),
-        ).toContain(id);
-      },
-      RUNS_TIMEOUT,
-    );
-  });
+      const branch = `review/${id}`;
+      const r = await apply(branch);
+      expect(r.data!.applyChanges).toMatchObject({ __typename: "ApplyChangesPayload", branch });
+      const commit = r.data!.applyChanges["commit"] as string;
+      const head = (await h.gql<ChangesData>(CHANGES, { id, first: 1 })).data!.agent!.changes.headCommit;
+      expect(commit).toBe(head);
+      expect(git("rev-parse", "--verify", `refs/heads/${branch}`).trim()).toBe(commit);
+      expect(git("ls-tree", "-r", "--name-only", branch)).toContain(`notes/fake-${id}.md`);
+      expect(r.data!.applyChanges).toMatchObject({
+        agent: { changes: { applied: { branch, commit, by: "ch-operator" } } },
+      });
+      expect(checkout()).toEqual(before);
+
+      const again = await apply(branch);
+      expect(again.data!.applyChanges).toMatchObject({ __typename: "ConflictError", code: "CONFLICT" });
+      expect(git("rev-parse", "--verify", `refs/heads/${branch}`).trim()).toBe(commit);
+      expect(checkout()).toEqual(before);
+    },
+    RUNS_TIMEOUT,
+  );
+
+  it(
+    "applyChanges with a name git refuses is a ValidationError on input.branch, and creates nothing",
+    async () => {
+      const id = await editedRun();
+      const refs = git("for-each-ref", "refs/heads");
+      for (const bad of ["bad..name", "-leading-dash", "ends.lock", "with space"]) {
+        const r = await h.gql<{ applyChanges: Record<string, unknown> }>(
+          `mutation($input: ApplyChangesInput!) { applyChanges(input: $input) { __typename
+            ... on ValidationError { fieldErrors { path } } } }`,
+          { input: { agentId: id, branch: bad } },
+        );
+        expect(r.data!.applyChanges, bad).toEqual({
+          __typename: "ValidationError",
+          fieldErrors: [{ path: ["input", "branch"] }],
+        });
+      }
+      expect(git("for-each-ref", "refs/heads")).toBe(refs);
+    },
+    RUNS_TIMEOUT,
+  );
+
+  it(
+    "two runs that changed the same file see each other as overlaps (both of them), and the workspace lists the pair",
+    async () => {
+      const a = await editedRun();
+      const b = await editedRun();
+      const q = `query($id: String!) { agent(agentId: $id) { changes { overlaps { agent { agentId } files fileCount } } } }`;
+      type O = {
+        agent: {
+          changes: { overlaps: { agent: { agentId: string }; files: string[]; fileCount: number }[] };
+        };
+      };
+      const ofA = (await h.gql<O>(q, { id: a })).data!.agent.changes.overlaps;
+      const ofB = (await h.gql<O>(q, { id: b })).data!.agent.changes.overlaps;
+      expect(ofA.find((o) => o.agent.agentId === b)?.files).toContain("README.md");
+      expect(ofB.find((o) => o.agent.agentId === a)?.files).toContain("README.md");
+      const pairs = (
+        await h.gql<{
+          workspace: {
+            changeOverlaps: { a: { agentId: string }; b: { agentId: string }; files: string[] }[];
+          };
+        }>(`{ workspace(name: "demo") { changeOverlaps { a { agentId } b { agentId } files } } }`)
+      ).data!.workspace.changeOverlaps;
+      expect(
+        pairs.some(
+          (p) =>
+            new Set([p.a.agentId, p.b.agentId]).size === 2 &&
+            [p.a.agentId, p.b.agentId].includes(a) &&
+            [p.a.agentId, p.b.agentId].includes(b),
+        ),
+      ).toBe(true);
+      // A token of another workspace sees none of it.
+      const hidden = await h.gql<{ agent: unknown }>(q, { id: a }, limited);
+      expect(hidden.data!.agent).toBeNull();
+    },
+    RUNS_TIMEOUT,
+  );
+
+  it(
+    "a ChangesCaptured item arrives over graphql-ws when the engine captures a run",
+    async () => {
+      const sub = collect<{
+        fleetChanges: { __typename: string; agentId?: string; changes?: { state: string } };
+      }>(
+        h.ws(),
+        `subscription { fleetChanges { __typename ... on ChangesCaptured { agentId changes { state } } } }`,
+        {},
+        (items) =>
+          items.some(
+            (i) =>
+              i.fleetChanges.__typename === "ChangesCaptured" && i.fleetChanges.changes?.state === "CAPTURED",
+          ),
+      );
+      await waitFor(() => sub.items.some((i) => i.fleetChanges.__typename === "FleetSeedComplete"));
+      const id = await editedRun();
+      await sub.done;
+      expect(
+        sub.items
+          .filter((i) => i.fleetChanges.__typename === "ChangesCaptured")
+          .map((i) => i.fleetChanges.agentId),
+      ).toContain(id);
+    },
+    RUNS_TIMEOUT,
+  );
+});
