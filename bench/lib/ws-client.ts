@@ -25,7 +25,10 @@ export interface Subscriber {
 
 /**
  * Open a socket and subscribe. `onData` gets each `next` payload's `data`; errors from the server
- * reject `done`. `token` goes in `connection_init` as `{ authorization: "Bearer <token>" }`.
+ * reject `done`. `token` goes in the upgrade request's `Authorization` header (as a server-side
+ * client may send it) and in `connection_init` as `{ authorization: "Bearer <token>" }`: a socket
+ * authenticated only in `connection_init` counts against the gateway's small cap of connections
+ * still waiting to authenticate (8 per address), which 1,000 subscribers opened at once exceed.
  */
 export function subscribe(
   url: string,
@@ -34,7 +37,10 @@ export function subscribe(
   onData: (data: Record<string, unknown>) => void,
   token?: string,
 ): Subscriber {
-  const ws = new WebSocket(url, "graphql-transport-ws", { perMessageDeflate: false });
+  const ws = new WebSocket(url, "graphql-transport-ws", {
+    perMessageDeflate: false,
+    ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+  });
   let resolveReady!: () => void;
   let rejectReady!: (e: Error) => void;
   const ready = new Promise<void>((res, rej) => {
