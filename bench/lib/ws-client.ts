@@ -25,7 +25,10 @@ export interface Subscriber {
 
 /**
  * Open a socket and subscribe. `onData` gets each `next` payload's `data`; errors from the server
- * reject `done`. `token` goes in `connection_init` as `{ authorization: "Bearer <token>" }`.
+ * reject `done`. `token` goes in the upgrade request's `Authorization: Bearer <token>` header, as
+ * the CLI and the SDK send it: the gateway admits at most 8 upgrades per client address whose token
+ * is still to come in `connection_init` (`MAX_PENDING_PER_ADDRESS`, a 503 beyond), and the bench
+ * opens 50 at a time.
  */
 export function subscribe(
   url: string,
@@ -34,7 +37,10 @@ export function subscribe(
   onData: (data: Record<string, unknown>) => void,
   token?: string,
 ): Subscriber {
-  const ws = new WebSocket(url, "graphql-transport-ws", { perMessageDeflate: false });
+  const ws = new WebSocket(url, "graphql-transport-ws", {
+    perMessageDeflate: false,
+    ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+  });
   let resolveReady!: () => void;
   let rejectReady!: (e: Error) => void;
   const ready = new Promise<void>((res, rej) => {
@@ -59,14 +65,7 @@ export function subscribe(
     resume: () => (ws as unknown as { _socket: Socket })._socket.resume(),
     close: () => ws.close(),
   };
-  ws.on("open", () =>
-    ws.send(
-      JSON.stringify({
-        type: "connection_init",
-        ...(token ? { payload: { authorization: `Bearer ${token}` } } : {}),
-      }),
-    ),
-  );
+  ws.on("open", () => ws.send(JSON.stringify({ type: "connection_init" })));
   ws.on("message", (raw: Buffer) => {
     const msg = JSON.parse(raw.toString()) as { type: string; payload?: unknown };
     if (msg.type === "connection_ack") {
