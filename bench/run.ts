@@ -23,6 +23,7 @@ import { REPO, setInterruptHandler, stopAll } from "./lib/procs.js";
 
 /** Every scenario, loaded on demand so one can run without loading the others. */
 const SCENARIOS: Record<string, () => Promise<Scenario>> = {
+  realistic: async () => (await import("./scenarios/realistic.js")).scenario,
   ingest: async () => (await import("./scenarios/ingest.js")).scenario,
   fanout: async () => (await import("./scenarios/fanout.js")).scenario,
   replay: async () => (await import("./scenarios/replay.js")).scenario,

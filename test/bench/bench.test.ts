@@ -7,9 +7,12 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
 import { parseBenchDirectives } from "../../bench/lib/bench-scripts.js";
 import { renderTable, withTarget, type RunReport } from "../../bench/lib/report.js";
+import { subscribe } from "../../bench/lib/ws-client.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const run = promisify(execFile);
@@ -61,7 +64,13 @@ describe("bench harness", () => {
     expect(err?.code).toBe(2);
     expect(err?.stderr).toContain('unknown scenario "no-such-scenario"');
     const list = await bench(["--list"]);
+    const names = list.stdout
+      .trim()
+      .split("\n")
+      .map((l) => l.split(" ")[0]);
+    expect(names[0]).toBe("realistic"); // the headline scenario runs first
     for (const name of [
+      "realistic",
       "ingest",
       "fanout",
       "replay",
@@ -103,5 +112,55 @@ describe("bench harness", () => {
       expect(m.ratio).toBeGreaterThan(0);
       expect(typeof m.meets).toBe("boolean");
     }
+    const rss = report.measurements.filter((m) => m.metric === "gateway RSS max");
+    expect(rss.map((m) => [m.case, m.target])).toEqual([
+      ["1 agent", "≤ 400 MiB"],
+      ["10 agents", "≤ 400 MiB"],
+      ["100 agents", "≤ 400 MiB"],
+    ]);
+    for (const m of rss) expect(typeof m.meets).toBe("boolean");
+  }, 180_000);
+
+  it("sends a subscriber's token with the WebSocket upgrade, not only in connection_init", async () => {
+    // The gateway admits at most 8 token-less upgrades per address at once; the bench opens 50.
+    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    const seen: (string | undefined)[] = [];
+    wss.on("connection", (ws, req) => {
+      seen.push(req.headers.authorization);
+      ws.on("message", () => ws.send(JSON.stringify({ type: "connection_ack" })));
+    });
+    try {
+      await new Promise<void>((r) => wss.once("listening", () => r()));
+      const { port } = wss.address() as AddressInfo;
+      const sub = subscribe(`ws://127.0.0.1:${port}/`, "subscription { x }", {}, () => undefined, "tok_1");
+      await sub.ready;
+      sub.close();
+      const anon = subscribe(`ws://127.0.0.1:${port}/`, "subscription { x }", {}, () => undefined);
+      await anon.ready;
+      anon.close();
+      expect(seen).toEqual(["Bearer tok_1", undefined]);
+    } finally {
+      await new Promise((r) => wss.close(r));
+    }
+  });
+
+  it("a quick realistic run reports gateway CPU and p99 beside bare ws, with the issue's targets", async () => {
+    const file = path.join(tmpDir(), "report.json");
+    const { stdout } = await bench(["realistic", "--quick", "--json", file]);
+    expect(stdout).toContain("realistic");
+    const report = JSON.parse(fs.readFileSync(file, "utf8")) as RunReport;
+    expect(report.failures).toEqual([]);
+    const rows = new Map(report.measurements.map((m) => [m.metric, m]));
+    const p99 = rows.get("latency p99");
+    const cpu = rows.get("server CPU");
+    expect(p99?.case).toBe("10 agents × 10 ev/s, 20 subs");
+    expect(p99?.target).toBe("p99 ≤ 10 ms");
+    expect(cpu?.target).toBe("≤ 2 × bare ws");
+    for (const m of [p99, cpu]) {
+      expect(m?.baseline?.name).toBe("bare ws");
+      expect(typeof m?.meets).toBe("boolean");
+    }
+    expect(cpu?.ratio).toBeGreaterThan(0);
+    expect(rows.get("delivered (of expected)")?.value).toBeGreaterThan(0);
   }, 180_000);
 });
