@@ -76,7 +76,8 @@ export type EventExecutor = (args: ExecutionArgs) => PromiseOrValue<EventResult>
 
 /**
  * Why an execution ran on graphql-tools rather than compiled code:
- * - `disabled`: the executor was created with `jit: false`;
+ * - `disabled`: the executor was created with `jit: false`; `warming`: the document has run
+ *   fewer than `compileAfter` times;
  * - `mutation`, `query` (queries not enabled), `incremental` (`@defer`/`@stream`), `compile`
  *   (graphql-jit refused the document, or the operation cannot be chosen): static, per document;
  * - `resolvers` (`fieldResolver`/`typeResolver` given), `aborted` (signal already aborted),
@@ -85,6 +86,7 @@ export type EventExecutor = (args: ExecutionArgs) => PromiseOrValue<EventResult>
  */
 export type FallbackReason =
   | "disabled"
+  | "warming"
   | "mutation"
   | "query"
   | "incremental"
@@ -102,6 +104,13 @@ export interface EventExecutorOptions {
    * twice (see the module comment). Subscription events are compiled either way.
    */
   queries?: boolean;
+  /**
+   * Executions of a document (per operation) that graphql-tools answers before it is compiled
+   * (default 0: compile at the first). Compiling is synchronous and costs tens of ms for a large
+   * selection (measured 25-100 ms for the SDK's TimelineEvent documents on a loaded 2-core machine):
+   * a threshold keeps that cost to documents that are used often.
+   */
+  compileAfter?: number;
   /** Use graphql-jit at all (default true); false runs everything on graphql-tools. */
   jit?: boolean;
   /**
@@ -112,7 +121,7 @@ export interface EventExecutorOptions {
 }
 
 /** A document's plan: its compiled query, or why it runs on graphql-tools. */
-type Plan = { compiled: CompiledQuery } | { fallback: FallbackReason };
+type Plan = { compiled: CompiledQuery } | { fallback: FallbackReason } | { warming: number };
 
 /** Map key of an absent operation name (real names are never empty). */
 const NO_NAME = "";
@@ -212,8 +221,20 @@ export function createEventExecutor(opts: EventExecutorOptions = {}): EventExecu
     let byName = byDoc.get(args.document);
     if (!byName) byDoc.set(args.document, (byName = new Map()));
     const name = args.operationName ?? NO_NAME;
+    const compileAfter = opts.compileAfter ?? 0;
     let plan = byName.get(name);
-    if (!plan) byName.set(name, (plan = planOf(args.schema, args.document, args.operationName, opts)));
+    if (!plan) {
+      plan = compileAfter > 0 ? { warming: 0 } : planOf(args.schema, args.document, args.operationName, opts);
+      byName.set(name, plan);
+    }
+    if ("warming" in plan) {
+      if (plan.warming < compileAfter) {
+        plan.warming++;
+        return plan;
+      }
+      plan = planOf(args.schema, args.document, args.operationName, opts);
+      byName.set(name, plan);
+    }
     return plan;
   };
 
@@ -234,6 +255,7 @@ export function createEventExecutor(opts: EventExecutorOptions = {}): EventExecu
     if (args.fieldResolver != null || args.typeResolver != null) return reference(args, "resolvers");
     if (args.signal?.aborted === true) return reference(args, "aborted");
     const plan = planFor(args);
+    if ("warming" in plan) return reference(args, "warming");
     if ("fallback" in plan) return reference(args, plan.fallback);
     let out: PromiseOrValue<ExecutionResult>;
     try {

@@ -642,6 +642,17 @@ describe("what runs on graphql-tools without trying compiled code", () => {
     expect(named.compiled).toBe(named.reference);
   });
 
+  it("compileAfter: graphql-tools answers a document's first executions, then it is compiled", async () => {
+    const how: ("jit" | FallbackReason)[] = [];
+    const exec = createEventExecutor({ queries: true, compileAfter: 2, onExecuted: (x) => how.push(x) });
+    const document = parse("{ hello }");
+    const out = [];
+    for (let i = 0; i < 4; i++)
+      out.push(JSON.stringify(await exec({ schema: small, document, rootValue: {} })));
+    expect(out).toEqual(Array(4).fill('{"data":{"hello":"hi"}}'));
+    expect(how).toEqual(["warming", "warming", "jit", "jit"]);
+  });
+
   it("keeps one compiled query per operation of a document", async () => {
     const how: ("jit" | FallbackReason)[] = [];
     const exec = createEventExecutor({ queries: true, onExecuted: (x) => how.push(x) });
