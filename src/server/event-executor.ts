@@ -17,6 +17,7 @@
  * - a document graphql-jit refuses to compile, or whose operation cannot be chosen (graphql-tools
  *   then answers with its own error).
  * Decided per execution:
+ * - the first `compileAfter` executions of a document (default none), before it is compiled;
  * - arguments overriding resolvers (`fieldResolver`, `typeResolver`: graphql-jit uses the schema's),
  *   or an already aborted `signal` (graphql-tools throws its reason);
  * - any result of graphql-jit that carries errors — a field error, a null bubbling up, an
