@@ -69,7 +69,7 @@ export interface StoreWriterOptions {
 
 /** Counters exposed for metrics. */
 export interface WriterStats {
-  /** Batch transactions committed. */
+  /** Transactions committed (Prisma batches and hot runs). */
   batches: number;
   /** Jobs committed. */
   jobs: number;
