@@ -16,6 +16,7 @@ import type { Logger } from "./log.js";
 import { ensureDataDir, openDatabase, isWritable, type OpenedDatabase } from "./store/db.js";
 import { acquireDataDirLock, type DataDirLock } from "./store/lock.js";
 import { StoreWriter } from "./store/writer.js";
+import { SqliteHotPath } from "./store/hot-path.js";
 import { EventStore } from "./store/events.js";
 import { EventBus } from "./bus/bus.js";
 import { Fleet } from "./fleet/fleet.js";
@@ -288,6 +289,7 @@ export async function startApp(
     abortPoint();
     writer = new StoreWriter(opened.prisma, logger.child({ module: "writer" }), undefined, {
       onTransaction: (ms) => gw.metrics.observeStoreWrite(ms),
+      hotPath: new SqliteHotPath(opened.raw),
     });
     const bus = new EventBus({ log: logger.child({ module: "bus" }) });
     const store = new EventStore(opened.prisma, writer, bus, logger.child({ module: "store" }));

@@ -29,10 +29,10 @@ import type { Endpoint } from "../caliband/wire.js";
 import { openConnection, type Transport } from "../caliband/transport.js";
 import { Unreachable } from "../caliband/errors.js";
 import { openAgentStream } from "../caliband/stream.js";
-import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../log.js";
-import type { EventStore } from "../store/events.js";
-import type { PendingOp } from "../store/writer.js";
+import type { EventStore, HotExtras } from "../store/events.js";
+import type { HotTotals } from "../store/hot-path.js";
 import type { IngestGapReason, NewEvent } from "../events/index.js";
 import type { FleetMetrics } from "./metrics.js";
 import {
@@ -44,8 +44,14 @@ import {
 } from "./normalize.js";
 import type { PriceTable } from "./pricing.js";
 
-/** Frame rows per INSERT statement (5 parameters each; SQLite allows 32766 per statement). */
-const FRAME_ROWS_PER_INSERT = 500;
+/**
+ * Most lines committed in one transaction when a read holds more (a backlog slice of
+ * {@link MAX_READ_BYTES} can hold 10,000+ short lines). The hot path commits synchronously, so a
+ * transaction blocks the event loop while it runs (≈10 µs per row, a frame and usually an event
+ * per line): 1,024 lines keep that to a few tens of ms, while the commit cost (under 1 ms) stays
+ * small beside the rows.
+ */
+export const MAX_COMMIT_LINES = 1024;
 
 /**
  * How long a worker's endpoint must refuse connections (ENOENT / ECONNREFUSED on every attempt)
@@ -376,7 +382,7 @@ export class IngestTask {
       { workspace, agentId, prices: this.deps.prices, specModel: this.target.specModel },
     );
     let costUsd = this.cursor.costUsd;
-    let totals: Prisma.AgentUpdateManyMutationInput | null = null;
+    let totals: HotTotals | null = null;
     for (const e of res.events) {
       if (e.kind === "turn_completed") {
         costUsd =
@@ -396,6 +402,7 @@ export class IngestTask {
     if (fin && fin.kind === "agent_finished") {
       const p = fin.payload;
       totals = {
+        agentId,
         ...agentTotals(res.state),
         costUsd,
         outcome: p.outcome,
@@ -403,6 +410,7 @@ export class IngestTask {
       };
     } else if (res.events.some((e) => e.kind === "turn_completed" || e.kind === "turn_started")) {
       totals = {
+        agentId,
         ...agentTotals(res.state),
         costUsd,
         ...(res.state.model ? { model: res.state.model } : {}),
@@ -425,40 +433,24 @@ export class IngestTask {
       workerGoneAtMs: next.workerGoneAtMs,
     };
     const firstLine = this.cursor.lineCount;
-    const extra = (db: PrismaClient): PendingOp[] => {
-      // Parameterized SQL on the hot path (see EventStore.append on Prisma's per-create memory).
-      const ops: PendingOp[] = [];
-      for (let i = 0; i < lines.length; i += FRAME_ROWS_PER_INSERT) {
-        const chunk = lines.slice(i, i + FRAME_ROWS_PER_INSERT);
-        ops.push(
-          db.$executeRawUnsafe(
-            `INSERT INTO "Frame" ("agentId", "line", "text", "bytes", "ts") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
-            ...chunk.flatMap((l, j) => [agentId, firstLine + i + j, l.text, l.bytes, ts]),
-          ),
-        );
-      }
-      ops.push(
-        db.$executeRawUnsafe(
-          `INSERT INTO "IngestCursor" ("agentId", "workspace", "mode", "byteOffset", "lineCount", "state", "finished", "updatedAt")
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT("agentId") DO UPDATE SET "workspace" = excluded."workspace", "mode" = excluded."mode",
-             "byteOffset" = excluded."byteOffset", "lineCount" = excluded."lineCount", "state" = excluded."state",
-             "finished" = excluded."finished", "updatedAt" = excluded."updatedAt"`,
-          agentId,
-          workspace,
-          next.mode,
-          next.byteOffset,
-          next.lineCount,
-          JSON.stringify(state),
-          next.finished ? 1 : 0,
-          ts,
-        ),
-      );
-      if (totals) ops.push(db.agent.updateMany({ where: { id: agentId }, data: totals }));
-      return ops;
+    // Plain rows for the writer's hot path (src/store/hot-path.ts): frames, the cursor and the run's
+    // totals commit in the events' transaction, so the offset never advances without its frames.
+    const hot: HotExtras = {
+      frames: lines.map((l, j) => ({ agentId, line: firstLine + j, text: l.text, bytes: l.bytes, tsMs: ts })),
+      cursor: {
+        agentId,
+        workspace,
+        mode: next.mode,
+        byteOffset: next.byteOffset,
+        lineCount: next.lineCount,
+        state: JSON.stringify(state),
+        finished: next.finished,
+        tsMs: ts,
+      },
+      ...(totals ? { totals } : {}),
     };
     try {
-      await this.deps.store.append([...extraEvents, ...res.events], { extra, onFailure: "throw" });
+      await this.deps.store.append([...extraEvents, ...res.events], { hot, onFailure: "throw" });
     } catch (err) {
       this.deps.metrics.ingest_commit_failures_total++;
       this.log.warn({ err }, "ingest commit failed; will retry from the same position");
@@ -525,22 +517,32 @@ export class IngestTask {
         consumed = lastNl + 1;
       }
       const lines: RawLine[] = [];
+      /** Position in `data` after each line and its newline (the last one's: `consumed`). */
+      const ends: number[] = [];
       for (let start = 0; ;) {
         const nl = body.indexOf(0x0a, start);
         lines.push(rawLine(body.subarray(start, nl < 0 ? body.length : nl)));
         if (nl < 0) break;
+        ends.push(nl + 1);
         start = nl + 1;
       }
-      const reachesEnd = offset + consumed >= size;
-      const committed = await this.commit(
-        lines,
-        offset + consumed,
-        [],
-        false,
-        reachesEnd ? st.mtimeMs : undefined,
-      );
-      if (committed) this.lagBytes = Math.max(0, size - (offset + consumed));
-      return committed;
+      ends.push(consumed);
+      // Commit in slices of at most MAX_COMMIT_LINES, each with the offset after its last line.
+      for (let i = 0; i < lines.length; i += MAX_COMMIT_LINES) {
+        const j = Math.min(lines.length, i + MAX_COMMIT_LINES);
+        const end = offset + ends[j - 1]!;
+        const reachesEnd = end >= size;
+        const committed = await this.commit(
+          lines.slice(i, j),
+          end,
+          [],
+          false,
+          reachesEnd ? st.mtimeMs : undefined,
+        );
+        if (!committed) return false;
+        this.lagBytes = Math.max(0, size - end);
+      }
+      return true;
     } finally {
       await fh.close();
     }

@@ -1,7 +1,7 @@
 /**
  * Opens Prospero's SQLite database in the data dir: checks the directory is usable and the file
  * is SQLite, sets WAL + busy timeout, applies migrations, then returns a Prisma client (better-sqlite3
- * driver adapter) and a raw connection used for readiness probes.
+ * driver adapter) and a raw better-sqlite3 connection (the writer's hot path, readiness probes).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -19,12 +19,16 @@ export const DB_FILE = "prospero.db";
 /** SQLite busy timeout, ms (how long a connection waits for a lock before failing). */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/** An opened store: Prisma for queries, a raw connection for probes, and what migrate did. */
+/** An opened store: Prisma, a raw connection of the same file, and what migrate did. */
 export interface OpenedDatabase {
   /** Absolute path of the database file. */
   file: string;
   prisma: PrismaClient;
-  /** Raw better-sqlite3 connection (WAL, busy timeout set); used for probes only. */
+  /**
+   * Raw better-sqlite3 connection (WAL, busy timeout, foreign keys on; integers as JS numbers):
+   * migrations, readiness probes, and the writer's hot path (`SqliteHotPath`, issue 17), whose
+   * writes the StoreWriter's queue orders with Prisma's (ARCHITECTURE decision 7).
+   */
   raw: Database;
   migrations: MigrationResult;
   /** Close both connections. */

@@ -17,6 +17,7 @@ import {
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import type { PendingOp, StoreWriter } from "./writer.js";
+import type { HotCursor, HotEventRow, HotFrame, HotTotals } from "./hot-path.js";
 
 /** Where committed events go (the bus). */
 export interface EventPublisher {
@@ -30,10 +31,29 @@ export type OnAppendFailure =
   /** Publish nothing and reject: the caller still has the source (e.g. stdout.ndjson) and retries. */
   | "throw";
 
+/**
+ * Rows committed with an append on the writer's hot path, in the same transaction as the events
+ * (ingest's frames, cursor and run totals; see src/store/hot-path.ts).
+ */
+export interface HotExtras {
+  frames?: readonly HotFrame[];
+  cursor?: HotCursor;
+  totals?: HotTotals;
+}
+
 /** Options of {@link EventStore.append}. */
 export interface AppendOptions {
-  /** Extra operations committed in the same transaction (ingest cursor, frames, agent rows). */
+  /**
+   * Extra Prisma operations committed in the same transaction (agent rows, lifecycle updates).
+   * An append with `extra` goes through Prisma; one without goes through the writer's hot path
+   * when it has one. Not together with `hot`.
+   */
   extra?: (db: PrismaClient) => readonly PendingOp[];
+  /**
+   * Extra rows committed on the hot path in the same transaction. Needs a writer with a hot path
+   * (the append rejects otherwise). Not together with `extra`.
+   */
+  hot?: HotExtras;
   /** Default `publish-with-marker`. */
   onFailure?: OnAppendFailure;
 }
@@ -149,12 +169,16 @@ export class EventStore {
   }
 
   /**
-   * Append `events` (possibly empty, e.g. for a cursor-only update) and `opts.extra` in one
-   * transaction, then publish them in order.
+   * Append `events` (possibly empty, e.g. for a cursor-only update) and `opts.extra` or `opts.hot`
+   * in one transaction, then publish them in order.
    * @returns the committed events with `seq` and `globalId`.
-   * @throws (rejects) the database error when `onFailure` is `throw` and the commit failed.
+   * @throws (rejects) the database error when `onFailure` is `throw` and the commit failed; an
+   *   Error (nothing allocated or published) when both `extra` and `hot` are given, or `hot`
+   *   without a hot path.
    */
   async append(events: readonly NewEvent[], opts: AppendOptions = {}): Promise<FleetEvent[]> {
+    if (opts.extra && opts.hot) throw new Error("append takes extra (Prisma) or hot rows, not both");
+    if (opts.hot && !this.writer.hasHotPath) throw new Error("append with hot rows needs a hot path");
     const keys = [...new Set(events.map(streamKeyOf))];
     await Promise.all(keys.map((k) => this.seed(k)));
     // Allocation and submission are synchronous together, so seq order = commit order.
@@ -164,45 +188,11 @@ export class EventStore {
     for (const e of allocated) e.seq = this.next(e.streamKey);
     const lastSeq = new Map<string, number>();
     for (const e of allocated) lastSeq.set(e.streamKey, e.seq);
-    const chunks: FleetEvent[][] = [];
-    for (let i = 0; i < allocated.length; i += EVENT_ROWS_PER_INSERT) {
-      chunks.push(allocated.slice(i, i + EVENT_ROWS_PER_INSERT));
-    }
-    let results: unknown[];
-    let extraCount = 0;
+    let ids: readonly (number | null)[];
     try {
-      results = await this.writer.submit((db) => {
-        // Extra ops first: they create the run row an agent's first events reference.
-        const extra = opts.extra ? opts.extra(db) : [];
-        extraCount = extra.length;
-        return [
-          ...extra,
-          // Parameterized multi-row SQL on the hot path: Prisma's model `create` retains memory per
-          // call (about 7 KB each, measured), and one statement per event costs a trip through
-          // Prisma's request pipeline each (measured: ingest ran at ~8 % of raw inserts).
-          ...chunks.map((chunk) =>
-            db.$queryRawUnsafe<InsertedRow[]>(
-              `INSERT INTO "Event" ("streamKey", "seq", "ts", "workspace", "agentId", "kind", "payload") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING "id", "streamKey", "seq"`,
-              ...chunk.flatMap((e) => [
-                e.streamKey,
-                e.seq,
-                e.tsMs,
-                e.workspace,
-                e.agentId === "" ? null : e.agentId,
-                e.kind,
-                JSON.stringify(e.payload),
-              ]),
-            ),
-          ),
-          ...[...lastSeq].map(([streamKey, seq]) =>
-            db.$executeRawUnsafe(
-              `INSERT INTO "StreamHead" ("streamKey", "lastSeq") VALUES (?, ?) ON CONFLICT("streamKey") DO UPDATE SET "lastSeq" = MAX("lastSeq", excluded."lastSeq")`,
-              streamKey,
-              seq,
-            ),
-          ),
-        ];
-      });
+      ids = await (opts.extra || !this.writer.hasHotPath
+        ? this.submitPrisma(allocated, lastSeq, opts.extra)
+        : this.submitHot(allocated, lastSeq, opts.hot));
     } catch (err) {
       this.stats.appendFailures += allocated.length;
       if ((opts.onFailure ?? "publish-with-marker") === "throw") throw err;
@@ -213,16 +203,92 @@ export class EventStore {
       await this.publishWithMarkers(allocated, err);
       return allocated;
     }
+    for (let i = 0; i < allocated.length; i++) allocated[i]!.globalId = ids[i] ?? null;
+    this.stats.appended += allocated.length;
+    for (const e of allocated) this.publishSafe(e);
+    return allocated;
+  }
+
+  /**
+   * Submit allocated events (and `hot` rows) as one hot job; must be called synchronously after
+   * allocation. Rows go through cached statements on the driver connection: no Prisma request
+   * pipeline and no retained per-statement history (src/store/hot-path.ts).
+   * @returns the events' ids, in order.
+   */
+  private async submitHot(
+    allocated: readonly FleetEvent[],
+    lastSeq: ReadonlyMap<string, number>,
+    hot: HotExtras = {},
+  ): Promise<number[]> {
+    const rows: HotEventRow[] = allocated.map((e) => ({
+      streamKey: e.streamKey,
+      seq: e.seq,
+      tsMs: e.tsMs,
+      workspace: e.workspace,
+      agentId: e.agentId === "" ? null : e.agentId,
+      kind: e.kind,
+      payload: JSON.stringify(e.payload),
+    }));
+    const heads = [...lastSeq].map(([streamKey, seq]) => ({ streamKey, lastSeq: seq }));
+    const res = await this.writer.submitHot({ ...hot, events: rows, heads });
+    return res.eventIds;
+  }
+
+  /**
+   * Submit allocated events with Prisma `extra` ops as one Prisma job; must be called synchronously
+   * after allocation.
+   * @returns the events' ids, in order (null for one whose row was not returned).
+   */
+  private async submitPrisma(
+    allocated: readonly FleetEvent[],
+    lastSeq: ReadonlyMap<string, number>,
+    extraOps?: (db: PrismaClient) => readonly PendingOp[],
+  ): Promise<(number | null)[]> {
+    const chunks: FleetEvent[][] = [];
+    for (let i = 0; i < allocated.length; i += EVENT_ROWS_PER_INSERT) {
+      chunks.push(allocated.slice(i, i + EVENT_ROWS_PER_INSERT));
+    }
+    let extraCount = 0;
+    const results = await this.writer.submit((db) => {
+      // Extra ops first: they create the run row an agent's first events reference.
+      const extra = extraOps ? extraOps(db) : [];
+      extraCount = extra.length;
+      return [
+        ...extra,
+        // Parameterized multi-row SQL: Prisma's model `create` retains memory per call (about 7 KB
+        // each, measured), and one statement per event costs a trip through Prisma's request
+        // pipeline each (measured: ingest ran at ~8 % of raw inserts). Appends without Prisma
+        // extras take the writer's hot path instead.
+        ...chunks.map((chunk) =>
+          db.$queryRawUnsafe<InsertedRow[]>(
+            `INSERT INTO "Event" ("streamKey", "seq", "ts", "workspace", "agentId", "kind", "payload") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING "id", "streamKey", "seq"`,
+            ...chunk.flatMap((e) => [
+              e.streamKey,
+              e.seq,
+              e.tsMs,
+              e.workspace,
+              e.agentId === "" ? null : e.agentId,
+              e.kind,
+              JSON.stringify(e.payload),
+            ]),
+          ),
+        ),
+        ...[...lastSeq].map(([streamKey, seq]) =>
+          db.$executeRawUnsafe(
+            `INSERT INTO "StreamHead" ("streamKey", "lastSeq") VALUES (?, ?) ON CONFLICT("streamKey") DO UPDATE SET "lastSeq" = MAX("lastSeq", excluded."lastSeq")`,
+            streamKey,
+            seq,
+          ),
+        ),
+      ];
+    });
     // RETURNING order is unspecified in SQLite: match ids by (streamKey, seq), unique per event.
     const ids = new Map<string, number>();
     for (let c = 0; c < chunks.length; c++) {
       for (const row of results[extraCount + c] as InsertedRow[])
         ids.set(`${row.streamKey}#${row.seq}`, Number(row.id));
     }
-    for (const e of allocated) e.globalId = ids.get(`${e.streamKey}#${e.seq}`) ?? null;
-    this.stats.appended += allocated.length;
-    for (const e of allocated) this.publishSafe(e);
-    return allocated;
+    return allocated.map((e) => ids.get(`${e.streamKey}#${e.seq}`) ?? null);
   }
 
   private async publishWithMarkers(lost: FleetEvent[], err: unknown): Promise<void> {

@@ -14,6 +14,7 @@ import { CalibandClient } from "../../src/caliband/client.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
 import { openDatabase, DB_FILE } from "../../src/store/db.js";
 import { StoreWriter } from "../../src/store/writer.js";
+import { SqliteHotPath } from "../../src/store/hot-path.js";
 import { WorkspaceRegistry } from "../../src/fleet/registry.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { startServe, type ServeProcess } from "../helpers/serve-process.js";
@@ -30,7 +31,7 @@ describe("chaos: daemon SIGKILL mid-run, then gateway SIGKILL and restart", () =
     const root = fs.realpathSync(ws.root);
     const dataDir = path.join(ws.tmp, "gw");
     const db = await openDatabase(dataDir);
-    const writer = new StoreWriter(db.prisma);
+    const writer = new StoreWriter(db.prisma, undefined, undefined, { hotPath: new SqliteHotPath(db.raw) });
     await new WorkspaceRegistry(db.prisma, writer).add({ name: "demo", root });
     await writer.close();
     await db.close();

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CalibandClient } from "../../src/caliband/client.js";
 import { openDatabase, DB_FILE } from "../../src/store/db.js";
 import { StoreWriter } from "../../src/store/writer.js";
+import { SqliteHotPath } from "../../src/store/hot-path.js";
 import { WorkspaceRegistry } from "../../src/fleet/registry.js";
 import { startDaemon, waitFor, type DaemonFixture } from "../helpers/fleet-harness.js";
 import { startServe, type ServeProcess } from "../helpers/serve-process.js";
@@ -27,7 +28,7 @@ describe("gateway SIGKILL mid-run", () => {
     const dataDir = path.join(d.ws.tmp, "gw");
     // Register the workspace in the gateway's store before it starts.
     const db = await openDatabase(dataDir);
-    const writer = new StoreWriter(db.prisma);
+    const writer = new StoreWriter(db.prisma, undefined, undefined, { hotPath: new SqliteHotPath(db.raw) });
     await new WorkspaceRegistry(db.prisma, writer).add({ name: "demo", root: d.ws.root });
     await writer.close();
     await db.close();

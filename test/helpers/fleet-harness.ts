@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { openDatabase, type OpenedDatabase } from "../../src/store/db.js";
 import { StoreWriter } from "../../src/store/writer.js";
+import { SqliteHotPath } from "../../src/store/hot-path.js";
 import { EventStore } from "../../src/store/events.js";
 import { EventBus } from "../../src/bus/bus.js";
 import { Fleet, type FleetOptions } from "../../src/fleet/fleet.js";
@@ -38,7 +39,8 @@ export async function startFleet(
 ): Promise<FleetHarness> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(path.dirname(opts.runtimeDir), "gw-"));
   const db = await openDatabase(dataDir);
-  const writer = new StoreWriter(db.prisma);
+  // The production write path (src/app.ts): every exactly-once fleet test runs through it.
+  const writer = new StoreWriter(db.prisma, undefined, undefined, { hotPath: new SqliteHotPath(db.raw) });
   const bus = new EventBus();
   const published: FleetEvent[] = [];
   bus.subscribe(() => true, { bufferSize: 1_000_000 });

@@ -18,6 +18,7 @@ import { CalibandClient } from "../../src/caliband/client.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
 import { openDatabase, DB_FILE } from "../../src/store/db.js";
 import { StoreWriter } from "../../src/store/writer.js";
+import { SqliteHotPath } from "../../src/store/hot-path.js";
 import { WorkspaceRegistry } from "../../src/fleet/registry.js";
 import { CRASH_POINTS, type CrashPoint } from "../../src/queue/crash-points.js";
 import { waitFor } from "../helpers/fleet-harness.js";
@@ -58,7 +59,7 @@ afterAll(() => {
 async function freshDataDir(name: string): Promise<string> {
   const dataDir = path.join(ws.tmp, name);
   const db = await openDatabase(dataDir);
-  const writer = new StoreWriter(db.prisma);
+  const writer = new StoreWriter(db.prisma, undefined, undefined, { hotPath: new SqliteHotPath(db.raw) });
   await new WorkspaceRegistry(db.prisma, writer).add({ name: "demo", root });
   await writer.close();
   await db.close();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase, type OpenedDatabase } from "../../src/store/db.js";
 import { StoreWriter } from "../../src/store/writer.js";
+import { SqliteHotPath } from "../../src/store/hot-path.js";
 import { EventStore } from "../../src/store/events.js";
 import { aggregateUsage } from "../../src/store/usage.js";
 import { DAY_MS } from "../../src/store/retention.js";
@@ -13,14 +14,20 @@ afterEach(async () => {
   db = undefined;
 });
 
-async function open(): Promise<{
+/** @param hot build the writer with the hot path (appends without Prisma extras take it). */
+async function open(hot = false): Promise<{
   store: EventStore;
   published: FleetEvent[];
   db: OpenedDatabase;
   writer: StoreWriter;
 }> {
   db = await openDatabase(tmpDir());
-  const writer = new StoreWriter(db.prisma);
+  const writer = new StoreWriter(
+    db.prisma,
+    undefined,
+    undefined,
+    hot ? { hotPath: new SqliteHotPath(db.raw) } : {},
+  );
   const published: FleetEvent[] = [];
   const store = new EventStore(db.prisma, writer, { publish: (e) => published.push(e) });
   // Runs referenced by the events below (events of an agent reference its run row).
@@ -49,9 +56,11 @@ const status = (agentId: string, from: string, to: string, tsMs = Date.now()): N
   tsMs,
 });
 
-describe("EventStore", () => {
+// Both write paths keep the same contract: Prisma (appends with extras) and the hot path (issue 17).
+describe.each([{ path: "Prisma" }, { path: "hot" }])("EventStore ($path path)", ({ path }) => {
+  const hot = path === "hot";
   it("allocates per-stream seqs from 1, publishes only after commit, with fleet-wide globalIds", async () => {
-    const { store, published } = await open();
+    const { store, published } = await open(hot);
     const a = await store.append([status("a1", "running", "idle"), status("a2", "running", "idle")]);
     const b = await store.append([status("a1", "idle", "running")]);
     expect([...a, ...b].map((e) => [e.streamKey, e.seq])).toEqual([
@@ -65,7 +74,7 @@ describe("EventStore", () => {
   });
 
   it("a large append (several multi-row INSERTs) gives every event the globalId of its own stored row", async () => {
-    const { store, db: opened } = await open();
+    const { store, db: opened } = await open(hot);
     const events: NewEvent[] = [];
     for (let i = 0; i < 1_234; i++) events.push(status(i % 3 === 0 ? "a2" : "a1", "running", `s${i}`));
     const stored = await store.append(events);
@@ -85,7 +94,7 @@ describe("EventStore", () => {
   });
 
   it("a failed append is still published, followed by a stored store_persist_failed marker (#25)", async () => {
-    const { store, published, db } = await open();
+    const { store, published, db } = await open(hot);
     await store.append([status("a1", "running", "idle")]);
     // Something else took seq 2 behind the store's back: the next append violates UNIQUE(streamKey, seq).
     db.raw
@@ -104,7 +113,7 @@ describe("EventStore", () => {
   });
 
   it("with onFailure: throw, a failed append publishes nothing and rejects (ingest retries from its source)", async () => {
-    const { store, published, db } = await open();
+    const { store, published, db } = await open(hot);
     await store.append([status("a1", "running", "idle")]);
     db.raw
       .prepare(
@@ -116,7 +125,7 @@ describe("EventStore", () => {
   });
 
   it("retention compares instants, keeps a live agent's events, and never reuses a seq", async () => {
-    const { store, db } = await open();
+    const { store, db } = await open(hot);
     const old = Date.now() - 10 * DAY_MS;
     await db.prisma.agent.create({
       data: {
