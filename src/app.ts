@@ -17,6 +17,7 @@ import { ensureDataDir, openDatabase, isWritable, type OpenedDatabase } from "./
 import { acquireDataDirLock, type DataDirLock } from "./store/lock.js";
 import { StoreWriter } from "./store/writer.js";
 import { EventStore } from "./store/events.js";
+import { SqliteEventReader } from "./store/sqlite-reader.js";
 import { EventBus } from "./bus/bus.js";
 import { Fleet } from "./fleet/fleet.js";
 import { startRetention } from "./store/retention.js";
@@ -290,7 +291,9 @@ export async function startApp(
       onTransaction: (ms) => gw.metrics.observeStoreWrite(ms),
     });
     const bus = new EventBus({ log: logger.child({ module: "bus" }) });
-    const store = new EventStore(opened.prisma, writer, bus, logger.child({ module: "store" }));
+    const store = new EventStore(opened.prisma, writer, bus, logger.child({ module: "store" }), {
+      reader: new SqliteEventReader(opened.raw),
+    });
     const theFleet = new Fleet({
       db: opened.prisma,
       store,

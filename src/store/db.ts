@@ -1,7 +1,7 @@
 /**
  * Opens Prospero's SQLite database in the data dir: checks the directory is usable and the file
  * is SQLite, sets WAL + busy timeout, applies migrations, then returns a Prisma client (better-sqlite3
- * driver adapter) and a raw connection used for readiness probes.
+ * driver adapter) and a raw connection used for migrations, readiness probes and raw event reads.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -24,7 +24,11 @@ export interface OpenedDatabase {
   /** Absolute path of the database file. */
   file: string;
   prisma: PrismaClient;
-  /** Raw better-sqlite3 connection (WAL, busy timeout set); used for probes only. */
+  /**
+   * Raw better-sqlite3 connection (WAL, busy timeout set; `defaultSafeIntegers` off, integers are
+   * numbers): migrations, readiness probes, and the raw event reads of `SqliteEventReader`
+   * (src/store/sqlite-reader.ts).
+   */
   raw: Database;
   migrations: MigrationResult;
   /** Close both connections. */
