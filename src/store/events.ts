@@ -17,7 +17,7 @@ import {
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import type { PendingOp, StoreWriter } from "./writer.js";
-import { decodeEventRow, type SqliteEventReader, type SqliteEventRow } from "./sqlite-reader.js";
+import { ROW, decodeEventRow, type SqliteEventReader, type SqliteEventRow } from "./sqlite-reader.js";
 
 /** Where committed events go (the bus). */
 export interface EventPublisher {
@@ -276,27 +276,30 @@ export class EventStore {
 
   /** Parse rows, skipping (and logging) corrupt ones so one bad row never breaks a replay. */
   private parseRows(rows: readonly EventRow[]): FleetEvent[] {
-    return this.decodeAll(rows, rowToEvent);
+    return this.decodeAll(rows, rowToEvent, (r) => r);
   }
 
   /** Decode raw rows (JSON and zod once per row), skipping and logging corrupt ones. */
   private parseRawRows(rows: readonly SqliteEventRow[]): FleetEvent[] {
-    return this.decodeAll(rows, decodeEventRow);
+    return this.decodeAll(rows, decodeEventRow, (r) => ({
+      id: r[ROW.id],
+      streamKey: r[ROW.streamKey],
+      seq: r[ROW.seq],
+    }));
   }
 
-  private decodeAll<R extends { id: number; streamKey: string; seq: number }>(
+  private decodeAll<R>(
     rows: readonly R[],
     decode: (row: R) => FleetEvent,
+    where: (row: R) => { id: number; streamKey: string; seq: number },
   ): FleetEvent[] {
     const out: FleetEvent[] = [];
     for (const row of rows) {
       try {
         out.push(decode(row));
       } catch (err) {
-        this.log.warn(
-          { err, id: row.id, streamKey: row.streamKey, seq: row.seq },
-          "skipping unreadable stored event",
-        );
+        const { id, streamKey, seq } = where(row);
+        this.log.warn({ err, id, streamKey, seq }, "skipping unreadable stored event");
       }
     }
     return out;
@@ -318,7 +321,7 @@ export class EventStore {
         const rows = reader.streamAfter(streamKey, after, want);
         out.push(...this.parseRawRows(rows));
         got = rows.length;
-        last = rows[rows.length - 1]?.seq ?? after;
+        last = rows[rows.length - 1]?.[ROW.seq] ?? after;
       } else {
         const rows = await this.db.event.findMany({
           where: { streamKey, seq: { gt: after } },
@@ -355,7 +358,7 @@ export class EventStore {
         const rows = reader.globalAfter(after, limit, where);
         events = this.parseRawRows(rows);
         got = rows.length;
-        last = rows[rows.length - 1]?.id ?? after;
+        last = rows[rows.length - 1]?.[ROW.id] ?? after;
       } else {
         const rows = await this.db.event.findMany({
           where: {

@@ -30,20 +30,34 @@ import { PayloadSchemas, parsePayload, type EventKind, type FleetEvent } from ".
 import type { EventPageQuery, GlobalFilter } from "./events.js";
 
 /**
- * One stored Event row as the raw connection returns it (`defaultSafeIntegers` off: integers are
- * JS numbers). `ts` is an integer of ms since the epoch as the store writes it (Prisma's
- * `unixepoch-ms` format); an ISO string is accepted too. `payload` is the stored JSON text.
+ * One stored Event row as the raw connection returns it: the selected columns in order, as an
+ * array (better-sqlite3's `raw` mode — measured about twice as fast as a row object per row;
+ * `defaultSafeIntegers` off: integers are JS numbers). `ts` is an integer of ms since the epoch as
+ * the store writes it (Prisma's `unixepoch-ms` format); an ISO string is accepted too. `payload`
+ * is the stored JSON text.
  */
-export interface SqliteEventRow {
-  id: number;
-  streamKey: string;
-  seq: number;
-  ts: number | string;
-  workspace: string;
-  agentId: string | null;
-  kind: string;
-  payload: unknown;
-}
+export type SqliteEventRow = readonly [
+  id: number,
+  streamKey: string,
+  seq: number,
+  ts: number | string,
+  workspace: string,
+  agentId: string | null,
+  kind: string,
+  payload: unknown,
+];
+
+/** Index of each column in a {@link SqliteEventRow}. */
+export const ROW = {
+  id: 0,
+  streamKey: 1,
+  seq: 2,
+  ts: 3,
+  workspace: 4,
+  agentId: 5,
+  kind: 6,
+  payload: 7,
+} as const;
 
 /** The scope of a page, count or existence check (see {@link EventPageQuery}). */
 export type PageScope = EventPageQuery["scope"];
@@ -57,20 +71,21 @@ const COLUMNS = `"id", "streamKey", "seq", "ts", "workspace", "agentId", "kind",
  *   payload does not match the kind (a corrupt row: callers skip it).
  */
 export function decodeEventRow(row: SqliteEventRow): FleetEvent {
-  if (!Object.hasOwn(PayloadSchemas, row.kind))
-    throw new Error(`unknown event kind ${JSON.stringify(row.kind)}`);
-  const kind = row.kind as EventKind;
-  const tsMs = typeof row.ts === "number" ? row.ts : Date.parse(row.ts);
-  if (!Number.isFinite(tsMs)) throw new Error(`unreadable event timestamp ${JSON.stringify(row.ts)}`);
-  if (typeof row.payload !== "string") throw new Error("stored payload is not JSON text");
+  const [id, streamKey, seq, ts, workspace, agentId, kindText, payload] = row;
+  if (!Object.hasOwn(PayloadSchemas, kindText))
+    throw new Error(`unknown event kind ${JSON.stringify(kindText)}`);
+  const kind = kindText as EventKind;
+  const tsMs = typeof ts === "number" ? ts : Date.parse(ts);
+  if (!Number.isFinite(tsMs)) throw new Error(`unreadable event timestamp ${JSON.stringify(ts)}`);
+  if (typeof payload !== "string") throw new Error("stored payload is not JSON text");
   return {
     kind,
-    payload: parsePayload(kind, JSON.parse(row.payload)),
-    streamKey: row.streamKey,
-    seq: row.seq,
-    globalId: row.id,
-    workspace: row.workspace,
-    agentId: row.agentId ?? "",
+    payload: parsePayload(kind, JSON.parse(payload)),
+    streamKey,
+    seq,
+    globalId: id,
+    workspace,
+    agentId: agentId ?? "",
     tsMs,
   } as FleetEvent;
 }
@@ -107,6 +122,7 @@ function scopeClause(scope: PageScope, kinds: readonly EventKind[] | undefined):
  */
 export class SqliteEventReader {
   private readonly statements = new Map<string, Statement>();
+  private readonly rowStatements = new Map<string, Statement>();
 
   /** @param raw an open connection to the store's file (WAL; `defaultSafeIntegers` off). */
   constructor(private readonly raw: Database) {}
@@ -120,8 +136,14 @@ export class SqliteEventReader {
     return s;
   }
 
+  /** Run a SELECT of the event columns: rows as arrays (statements of their own cache, in raw mode). */
   private rows(sql: string, params: readonly (string | number)[]): SqliteEventRow[] {
-    return this.stmt(sql).all(...params) as SqliteEventRow[];
+    let s = this.rowStatements.get(sql);
+    if (!s) {
+      s = this.raw.prepare(sql).raw(true);
+      this.rowStatements.set(sql, s);
+    }
+    return s.all(...params) as SqliteEventRow[];
   }
 
   /**
@@ -212,10 +234,10 @@ export class SqliteEventReader {
 
   /** The row at (streamKey, seq), if stored. */
   byKey(streamKey: string, seq: number): SqliteEventRow | undefined {
-    return this.stmt(`SELECT ${COLUMNS} FROM "Event" WHERE "streamKey" = ? AND "seq" = ?`).get(
+    return this.rows(`SELECT ${COLUMNS} FROM "Event" WHERE "streamKey" = ? AND "seq" = ?`, [
       streamKey,
       seq,
-    ) as SqliteEventRow | undefined;
+    ])[0];
   }
 
   /**
