@@ -18,6 +18,7 @@ import { acquireDataDirLock, type DataDirLock } from "./store/lock.js";
 import { StoreWriter } from "./store/writer.js";
 import { SqliteHotPath } from "./store/hot-path.js";
 import { EventStore } from "./store/events.js";
+import { SqliteEventReader } from "./store/sqlite-reader.js";
 import { EventBus } from "./bus/bus.js";
 import { Fleet } from "./fleet/fleet.js";
 import { startRetention } from "./store/retention.js";
@@ -292,7 +293,9 @@ export async function startApp(
       hotPath: new SqliteHotPath(opened.raw),
     });
     const bus = new EventBus({ log: logger.child({ module: "bus" }) });
-    const store = new EventStore(opened.prisma, writer, bus, logger.child({ module: "store" }));
+    const store = new EventStore(opened.prisma, writer, bus, logger.child({ module: "store" }), {
+      reader: new SqliteEventReader(opened.raw),
+    });
     const theFleet = new Fleet({
       db: opened.prisma,
       store,

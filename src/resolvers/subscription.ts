@@ -502,8 +502,7 @@ function changeOf(e: FleetEvent, position: number): FleetChangeItem | typeof SKI
 
 async function seedOf(ctx: GraphQLContext): Promise<{ items: FleetChangeItem[]; high: number }> {
   // High-water first: anything committed after it is delivered live (at worst twice, never lost).
-  const last = await ctx.prisma.event.findFirst({ orderBy: { id: "desc" }, select: { id: true } });
-  const high = last?.id ?? 0;
+  const high = await ctx.store.lastGlobalId();
   const only = visibleWorkspaces(ctx.auth);
   const workspaces: WorkspaceRow[] = await ctx.prisma.workspace.findMany({
     where: { removedAt: null, ...(only === null ? {} : { name: { in: [...only] } }) },

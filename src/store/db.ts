@@ -1,7 +1,8 @@
 /**
  * Opens Prospero's SQLite database in the data dir: checks the directory is usable and the file
  * is SQLite, sets WAL + busy timeout, applies migrations, then returns a Prisma client (better-sqlite3
- * driver adapter) and a raw better-sqlite3 connection (the writer's hot path, readiness probes).
+ * driver adapter) and a raw better-sqlite3 connection (migrations, readiness probes, the writer's hot
+ * path and raw event reads).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -25,9 +26,10 @@ export interface OpenedDatabase {
   file: string;
   prisma: PrismaClient;
   /**
-   * Raw better-sqlite3 connection (WAL, busy timeout, foreign keys on; integers as JS numbers):
-   * migrations, readiness probes, and the writer's hot path (`SqliteHotPath`, issue 17), whose
-   * writes the StoreWriter's queue orders with Prisma's (ARCHITECTURE decision 7).
+   * Raw better-sqlite3 connection (WAL, busy timeout, foreign keys on; `defaultSafeIntegers` off,
+   * integers are JS numbers): migrations, readiness probes, the writer's hot path (`SqliteHotPath`,
+   * issue 17), whose writes the StoreWriter's queue orders with Prisma's (ARCHITECTURE decision 7),
+   * and the raw event reads of `SqliteEventReader` (src/store/sqlite-reader.ts).
    */
   raw: Database;
   migrations: MigrationResult;

@@ -18,6 +18,7 @@ import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import type { PendingOp, StoreWriter } from "./writer.js";
 import type { HotCursor, HotEventRow, HotFrame, HotTotals } from "./hot-path.js";
+import { ROW, decodeEventRow, type SqliteEventReader, type SqliteEventRow } from "./sqlite-reader.js";
 
 /** Where committed events go (the bus). */
 export interface EventPublisher {
@@ -120,6 +121,16 @@ export function rowToEvent(row: EventRow): FleetEvent {
   } as FleetEvent;
 }
 
+/** Options of the {@link EventStore} constructor. */
+export interface EventStoreOptions {
+  /**
+   * Raw keyset reader of the same database (production and the fleet harness pass one): every
+   * read of Event rows and the seq seeding go through it instead of Prisma (issue 17). Without
+   * one the store reads through Prisma, with the same results.
+   */
+  reader?: SqliteEventReader;
+}
+
 /** Event rows per INSERT statement (7 parameters each; SQLite allows 32766 per statement). */
 const EVENT_ROWS_PER_INSERT = 500;
 
@@ -141,6 +152,7 @@ export class EventStore {
     private readonly writer: StoreWriter,
     private readonly publisher: EventPublisher,
     private readonly log: Logger = silentLogger,
+    private readonly opts: EventStoreOptions = {},
   ) {}
 
   /** Seed the seq counter of `streamKey` from the durable high-water mark (once per process). */
@@ -149,6 +161,12 @@ export class EventStore {
     let p = this.seeding.get(streamKey);
     if (!p) {
       p = (async () => {
+        const reader = this.opts.reader;
+        if (reader) {
+          const seeded = reader.streamHigh(streamKey);
+          if (!this.heads.has(streamKey)) this.heads.set(streamKey, seeded);
+          return;
+        }
         const [head, max] = await Promise.all([
           this.db.streamHead.findUnique({ where: { streamKey } }),
           this.db.event.aggregate({ where: { streamKey }, _max: { seq: true } }),
@@ -323,16 +341,31 @@ export class EventStore {
   }
 
   /** Parse rows, skipping (and logging) corrupt ones so one bad row never breaks a replay. */
-  private parseRows(rows: EventRow[]): FleetEvent[] {
+  private parseRows(rows: readonly EventRow[]): FleetEvent[] {
+    return this.decodeAll(rows, rowToEvent, (r) => r);
+  }
+
+  /** Decode raw rows (JSON and zod once per row), skipping and logging corrupt ones. */
+  private parseRawRows(rows: readonly SqliteEventRow[]): FleetEvent[] {
+    return this.decodeAll(rows, decodeEventRow, (r) => ({
+      id: r[ROW.id],
+      streamKey: r[ROW.streamKey],
+      seq: r[ROW.seq],
+    }));
+  }
+
+  private decodeAll<R>(
+    rows: readonly R[],
+    decode: (row: R) => FleetEvent,
+    where: (row: R) => { id: number; streamKey: string; seq: number },
+  ): FleetEvent[] {
     const out: FleetEvent[] = [];
     for (const row of rows) {
       try {
-        out.push(rowToEvent(row));
+        out.push(decode(row));
       } catch (err) {
-        this.log.warn(
-          { err, id: row.id, streamKey: row.streamKey, seq: row.seq },
-          "skipping unreadable stored event",
-        );
+        const { id, streamKey, seq } = where(row);
+        this.log.warn({ err, id, streamKey, seq }, "skipping unreadable stored event");
       }
     }
     return out;
@@ -343,18 +376,30 @@ export class EventStore {
    * only when no more exist (unreadable rows are skipped, not counted).
    */
   async readStream(streamKey: string, afterSeq: number, limit: number): Promise<FleetEvent[]> {
+    const reader = this.opts.reader;
     const out: FleetEvent[] = [];
     let after = afterSeq;
     for (;;) {
       const want = limit - out.length;
-      const rows = await this.db.event.findMany({
-        where: { streamKey, seq: { gt: after } },
-        orderBy: { seq: "asc" },
-        take: want,
-      });
-      out.push(...this.parseRows(rows));
-      if (rows.length < want || out.length >= limit) return out;
-      after = rows[rows.length - 1]!.seq;
+      let got: number;
+      let last: number;
+      if (reader) {
+        const rows = reader.streamAfter(streamKey, after, want);
+        out.push(...this.parseRawRows(rows));
+        got = rows.length;
+        last = rows[rows.length - 1]?.[ROW.seq] ?? after;
+      } else {
+        const rows = await this.db.event.findMany({
+          where: { streamKey, seq: { gt: after } },
+          orderBy: { seq: "asc" },
+          take: want,
+        });
+        out.push(...this.parseRows(rows));
+        got = rows.length;
+        last = rows[rows.length - 1]?.seq ?? after;
+      }
+      if (got < want || out.length >= limit) return out;
+      after = last;
     }
   }
 
@@ -368,25 +413,39 @@ export class EventStore {
     predicate?: (e: FleetEvent) => boolean,
     where: GlobalFilter = {},
   ): Promise<FleetEvent[]> {
+    const reader = this.opts.reader;
     const out: FleetEvent[] = [];
     let after = afterGlobalId;
     for (;;) {
-      const rows = await this.db.event.findMany({
-        where: {
-          id: { gt: after },
-          ...(where.workspace !== undefined ? { workspace: where.workspace } : {}),
-          ...(where.agentId !== undefined ? { agentId: where.agentId === "" ? null : where.agentId } : {}),
-          ...(where.kinds ? { kind: { in: [...where.kinds] } } : {}),
-        },
-        orderBy: { id: "asc" },
-        take: limit,
-      });
-      for (const e of this.parseRows(rows)) {
+      let events: FleetEvent[];
+      let got: number;
+      let last: number;
+      if (reader) {
+        const rows = reader.globalAfter(after, limit, where);
+        events = this.parseRawRows(rows);
+        got = rows.length;
+        last = rows[rows.length - 1]?.[ROW.id] ?? after;
+      } else {
+        const rows = await this.db.event.findMany({
+          where: {
+            id: { gt: after },
+            ...(where.workspace !== undefined ? { workspace: where.workspace } : {}),
+            ...(where.agentId !== undefined ? { agentId: where.agentId === "" ? null : where.agentId } : {}),
+            ...(where.kinds ? { kind: { in: [...where.kinds] } } : {}),
+          },
+          orderBy: { id: "asc" },
+          take: limit,
+        });
+        events = this.parseRows(rows);
+        got = rows.length;
+        last = rows[rows.length - 1]?.id ?? after;
+      }
+      for (const e of events) {
         if (!predicate || predicate(e)) out.push(e);
         if (out.length >= limit) return out;
       }
-      if (rows.length < limit) return out;
-      after = rows[rows.length - 1]!.id;
+      if (got < limit) return out;
+      after = last;
     }
   }
 
@@ -399,6 +458,14 @@ export class EventStore {
    * at `limit` (more exist beyond it in the reading direction). Unreadable rows are skipped.
    */
   async readPage(q: EventPageQuery): Promise<{ events: FleetEvent[]; more: boolean }> {
+    const reader = this.opts.reader;
+    if (reader) {
+      const rows = reader.pageRows(q);
+      const more = rows.length > q.limit;
+      const page = rows.slice(0, q.limit);
+      if (q.backward) page.reverse();
+      return { events: this.parseRawRows(page), more };
+    }
     const col = "streamKey" in q.scope ? "seq" : "id";
     const where = {
       ...this.scopeWhere(q.scope, q.kinds),
@@ -428,6 +495,7 @@ export class EventStore {
     kinds: readonly EventKind[] | undefined,
     side: { atOrBefore: number } | { atOrAfter: number },
   ): Promise<boolean> {
+    if (this.opts.reader) return this.opts.reader.exists(scope, kinds, side);
     const col = "streamKey" in scope ? "seq" : "id";
     const bound = "atOrBefore" in side ? { lte: side.atOrBefore } : { gte: side.atOrAfter };
     const row = await this.db.event.findFirst({
@@ -439,6 +507,7 @@ export class EventStore {
 
   /** Number of stored events of a page's scope (and kinds). */
   async countScope(scope: EventPageQuery["scope"], kinds?: readonly EventKind[]): Promise<number> {
+    if (this.opts.reader) return this.opts.reader.count(scope, kinds);
     return this.db.event.count({ where: this.scopeWhere(scope, kinds) });
   }
 
@@ -448,11 +517,30 @@ export class EventStore {
    */
   async readByKeys(keys: readonly { streamKey: string; seq: number }[]): Promise<(FleetEvent | null)[]> {
     if (keys.length === 0) return [];
-    const rows = await this.db.event.findMany({
-      where: { OR: keys.map((k) => ({ streamKey: k.streamKey, seq: k.seq })) },
-    });
-    const found = new Map(this.parseRows(rows).map((e) => [`${e.seq}:${e.streamKey}`, e]));
+    const reader = this.opts.reader;
+    let events: FleetEvent[];
+    if (reader) {
+      const rows: SqliteEventRow[] = [];
+      for (const k of keys) {
+        const row = reader.byKey(k.streamKey, k.seq);
+        if (row) rows.push(row);
+      }
+      events = this.parseRawRows(rows);
+    } else {
+      const rows = await this.db.event.findMany({
+        where: { OR: keys.map((k) => ({ streamKey: k.streamKey, seq: k.seq })) },
+      });
+      events = this.parseRows(rows);
+    }
+    const found = new Map(events.map((e) => [`${e.seq}:${e.streamKey}`, e]));
     return keys.map((k) => found.get(`${k.seq}:${k.streamKey}`) ?? null);
+  }
+
+  /** Highest stored event id (the fleet-wide commit position of the last stored event), 0 when none. */
+  async lastGlobalId(): Promise<number> {
+    if (this.opts.reader) return this.opts.reader.lastId();
+    const last = await this.db.event.findFirst({ orderBy: { id: "desc" }, select: { id: true } });
+    return last?.id ?? 0;
   }
 
   private scopeWhere(scope: EventPageQuery["scope"], kinds: readonly EventKind[] | undefined) {

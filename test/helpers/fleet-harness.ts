@@ -9,6 +9,7 @@ import { openDatabase, type OpenedDatabase } from "../../src/store/db.js";
 import { StoreWriter } from "../../src/store/writer.js";
 import { SqliteHotPath } from "../../src/store/hot-path.js";
 import { EventStore } from "../../src/store/events.js";
+import { SqliteEventReader } from "../../src/store/sqlite-reader.js";
 import { EventBus } from "../../src/bus/bus.js";
 import { Fleet, type FleetOptions } from "../../src/fleet/fleet.js";
 import { controlSocketPath } from "../../src/caliband/paths.js";
@@ -49,7 +50,8 @@ export async function startFleet(
     published.push(e);
     origPublish(e);
   };
-  const store = new EventStore(db.prisma, writer, bus);
+  // Reads as in production: raw keyset pages on the second connection (issue 17).
+  const store = new EventStore(db.prisma, writer, bus, undefined, { reader: new SqliteEventReader(db.raw) });
   const env = { ...process.env, CALIBAN_DAEMON_RUNTIME_DIR: opts.runtimeDir };
   const fleet = new Fleet({
     db: db.prisma,
