@@ -223,6 +223,57 @@ describe("shared subscription execution", () => {
     });
   });
 
+  it("an event two tokens both receive but are entitled to differently: each gets its own result", async () => {
+    await agentRow("cross-gone", "demo");
+    // A stored agent_gone in workspace "other" about a run of demo: the other-limited token
+    // receives it (the stream filters by the event's workspace) but may not read the Agent.
+    const GONE = `subscription { fleetChanges { __typename ... on AgentGone { agentId agent { agentId workspace { name } } } } }`;
+    const runs = [otherViewer, otherViewer, fleetViewer, fleetViewer].map((token) => {
+      const got: { data?: unknown; errors?: unknown }[] = [];
+      const stop = client(token).subscribe(
+        { query: GONE },
+        { next: (v) => void got.push(v), error: () => {}, complete: () => {} },
+      );
+      return { got, stop };
+    });
+    await waitFor(
+      () => runs.every((r) => r.got.some((v) => JSON.stringify(v).includes("FleetSeedComplete"))),
+      10_000,
+      "seeds",
+    );
+    const before = runs.map((r) => r.got.length);
+    await h.app.store.append([
+      {
+        kind: "agent_gone",
+        payload: { reason: "removed", replacedBy: null },
+        workspace: "other",
+        agentId: "cross-gone",
+        tsMs: Date.now(),
+      },
+    ]);
+    await waitFor(() => runs.every((r, i) => r.got.length > before[i]!), 10_000, "the agent_gone");
+    for (const r of runs) r.stop();
+    const [o1, o2, f1, f2] = runs.map((r, i) => JSON.stringify(r.got.slice(before[i]!)));
+    expect(o1).toBe(o2);
+    expect(f1).toBe(f2);
+    expect(JSON.parse(f1!)).toEqual([
+      {
+        data: {
+          fleetChanges: {
+            __typename: "AgentGone",
+            agentId: "cross-gone",
+            agent: { agentId: "cross-gone", workspace: { name: "demo" } },
+          },
+        },
+      },
+    ]);
+    // The limited token gets an error for the Agent, and nothing of it.
+    const limited = JSON.parse(o1!) as { errors?: unknown[] }[];
+    expect(limited).toHaveLength(1);
+    expect(limited[0]!.errors?.length).toBeGreaterThan(0);
+    expect(o1).not.toContain('"name":"demo"');
+  });
+
   it("an event whose execution fails gives every subscriber the same error shape as an unshared one", async () => {
     await agentRow("ghost-gone", "demo");
     type Gone = { __typename: string; agentId?: string; workspace?: { name: string } | null };
