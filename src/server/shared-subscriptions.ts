@@ -248,7 +248,13 @@ export class SharedEventStream implements AsyncIterableIterator<ExecutionResult>
 
   private async onItem(r: IteratorResult<unknown>): Promise<IteratorResult<ExecutionResult>> {
     if (r.done === true) return { done: true, value: undefined };
-    return { done: false, value: await this.resultOf(r.value) };
+    try {
+      return { done: false, value: await this.resultOf(r.value) };
+    } catch (err) {
+      // As graphql-tools' mapping does (abrupt close): the source is released, then the error.
+      await this.iterator.return?.();
+      throw err;
+    }
   }
 
   private resultOf(item: unknown): PromiseOrValue<ExecutionResult> {
