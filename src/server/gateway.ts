@@ -21,6 +21,10 @@
  * Open connections are closed when their token is revoked or expires. Over SSE every event frame of
  * a subscription carries its cursor as the event id, and `Last-Event-ID` resumes after it
  * (src/server/sse-ids.ts, src/resolvers/resume.ts).
+ *
+ * Subscription events are executed once per group of subscribers entitled to the same result
+ * (same document, operation, execution-read variables and token: src/server/shared-subscriptions.ts),
+ * and over graphql-ws such a result is serialized once for all of them (src/server/shared-payload.ts).
  */
 import { setMaxListeners } from "node:events";
 import http from "node:http";
