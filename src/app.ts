@@ -23,6 +23,7 @@ import { EventBus } from "./bus/bus.js";
 import { Fleet } from "./fleet/fleet.js";
 import { startRetention } from "./store/retention.js";
 import { startGateway, type Gateway } from "./server/gateway.js";
+import type { EventExecutor } from "./server/shared-subscriptions.js";
 import { startMetricsServer, type MetricsServer } from "./server/metrics.js";
 import type { Readiness } from "./server/readiness.js";
 import type { GraphQLServices } from "./schema/context.js";
@@ -91,6 +92,8 @@ export interface App {
  * @param opts.showTokenInLog log the dashboard URL with its token (default: in demo mode, or when
  *   stderr is a terminal; otherwise the log names the token file instead).
  * @param opts.signal abort the start (see above).
+ * @param opts.executeEvent the per-event executor of shared subscription executions
+ *   (src/server/shared-subscriptions.ts); default graphql-tools `execute`.
  * @throws ConfigError for a bad PROSPERO_ADMIN_TOKEN, an unusable data dir (missing and not
  *   creatable, not a directory, not writable, another user's) or a `--bind` that does not
  *   resolve or is not an address of this machine (`prospero serve` exits 2);
@@ -102,7 +105,13 @@ export interface App {
 export async function startApp(
   requested: Config,
   logger: Logger,
-  opts: { isDev?: boolean; env?: NodeJS.ProcessEnv; showTokenInLog?: boolean; signal?: AbortSignal } = {},
+  opts: {
+    isDev?: boolean;
+    env?: NodeJS.ProcessEnv;
+    showTokenInLog?: boolean;
+    signal?: AbortSignal;
+    executeEvent?: EventExecutor;
+  } = {},
 ): Promise<App> {
   const abortPoint = () => opts.signal?.throwIfAborted();
   // Demo mode: everything in a temp dir, daemons from the built-in simulator (src/demo.ts).
@@ -231,6 +240,7 @@ export async function startApp(
         readiness,
         context: () => services,
         isDev: opts.isDev ?? false,
+        executeEvent: opts.executeEvent,
         insecure: config.insecureNoAuth,
         tls,
         maxConnections: config.maxConnections,

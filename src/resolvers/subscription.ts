@@ -500,6 +500,25 @@ function changeOf(e: FleetEvent, position: number): FleetChangeItem | typeof SKI
   }
 }
 
+/** The change of each stored event, computed once for all fleetChanges subscribers (issue 17). */
+const changesOfStored = new WeakMap<FleetEvent, FleetChangeItem | typeof SKIP>();
+
+/**
+ * {@link changeOf}, answered with the same item object for every subscriber of a stored event
+ * (its cursor is its own `globalId`, the same for all), so that subscribers sharing an execution
+ * (src/server/shared-subscriptions.ts) see one item. An event that could not be stored gets its
+ * subscriber's own position, hence its own item.
+ */
+function sharedChangeOf(e: FleetEvent, position: number): FleetChangeItem | typeof SKIP {
+  if (e.globalId === null) return changeOf(e, position);
+  let change = changesOfStored.get(e);
+  if (change === undefined) {
+    change = changeOf(e, position);
+    changesOfStored.set(e, change);
+  }
+  return change;
+}
+
 async function seedOf(ctx: GraphQLContext): Promise<{ items: FleetChangeItem[]; high: number }> {
   // High-water first: anything committed after it is delivered live (at worst twice, never lost).
   const high = await ctx.store.lastGlobalId();
@@ -710,7 +729,7 @@ builder.subscriptionFields((t) => ({
         seedThenMap<TailItem, FleetChangeItem>(items, live, (item) =>
           item.type === "gap"
             ? { type: "gap", cursor: item.afterPosition }
-            : changeOf(item.event, live.position),
+            : sharedChangeOf(item.event, live.position),
         ),
         changeCursor,
       );

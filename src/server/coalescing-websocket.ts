@@ -13,9 +13,13 @@
  * send's callback waits for its write as before, so graphql-ws stops pulling and a subscriber
  * that stops reading holds at most about that much here (its bus buffer then overflows into a
  * Gap, as the schema describes). A write error still closes the socket, which graphql-ws sees.
+ *
+ * A text message carrying a shared result's marker gets that result's JSON spliced in before it is
+ * framed (serialize once for many subscribers: src/server/shared-payload.ts).
  */
 import type { Socket } from "node:net";
 import WebSocket from "ws";
+import { spliceSharedPayload } from "./shared-payload.js";
 
 /** Bytes queued on a connection below which a send is acknowledged without waiting: 256 KiB. */
 export const EARLY_ACK_BYTES = 256 * 1024;
@@ -31,7 +35,8 @@ export class CoalescingWebSocket extends WebSocket {
 
   override send(data: SendData, cb?: SendCallback): void;
   override send(data: SendData, options: SendOptions, cb?: SendCallback): void;
-  override send(data: SendData, optionsOrCb?: SendOptions | SendCallback, maybeCb?: SendCallback): void {
+  override send(message: SendData, optionsOrCb?: SendOptions | SendCallback, maybeCb?: SendCallback): void {
+    const data = typeof message === "string" ? spliceSharedPayload(message) : message;
     const options = typeof optionsOrCb === "function" ? {} : (optionsOrCb ?? {});
     const cb = typeof optionsOrCb === "function" ? optionsOrCb : maybeCb;
     if (this.readyState !== WebSocket.OPEN) {

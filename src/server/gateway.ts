@@ -21,6 +21,10 @@
  * Open connections are closed when their token is revoked or expires. Over SSE every event frame of
  * a subscription carries its cursor as the event id, and `Last-Event-ID` resumes after it
  * (src/server/sse-ids.ts, src/resolvers/resume.ts).
+ *
+ * Subscription events are executed once per group of subscribers entitled to the same result
+ * (same document, operation, execution-read variables and token: src/server/shared-subscriptions.ts),
+ * and over graphql-ws such a result is serialized once for all of them (src/server/shared-payload.ts).
  */
 import { setMaxListeners } from "node:events";
 import http from "node:http";
@@ -56,6 +60,13 @@ import type { Readiness } from "./readiness.js";
 import { serveDashboard } from "./static.js";
 import { createGraphiQLHandler, isGraphiQLRequest } from "./graphiql.js";
 import { CoalescingWebSocket } from "./coalescing-websocket.js";
+import {
+  captureSubscriptionSources,
+  isSharedResult,
+  useSharedSubscriptions,
+  type EventExecutor,
+} from "./shared-subscriptions.js";
+import { sharedPayloadOf } from "./shared-payload.js";
 import { AccessPolicy, type AccessPolicyOptions, type RequestFacts } from "../auth/http-policy.js";
 import { authenticate, authenticateSecret, sessionCookieName, type AuthDeps } from "../auth/authenticate.js";
 import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, LiveConnections } from "../auth/connections.js";
@@ -189,6 +200,26 @@ export interface GatewayDeps {
   trustedDocumentsOnly?: boolean;
   /** Expose stack traces in errors (tests only). */
   isDev?: boolean;
+  /**
+   * Executes one subscription event for all the subscribers sharing it
+   * (src/server/shared-subscriptions.ts); default graphql-tools `execute` with the event as root
+   * value, exactly what ran per subscriber before.
+   */
+  executeEvent?: EventExecutor;
+}
+
+/**
+ * The context part of the shared-execution key of an operation: everything of its token that
+ * resolvers and type-level authScopes read (src/schema/auth-scopes.ts: role, workspaces, and
+ * validity, which follows from the token's id and expiry). Operations of one token share; tokens
+ * of the same role and workspaces do not (conservative: a revoked one must not answer for another).
+ * Null (not shared) for a context without a principal.
+ */
+function sharingKeyOf(contextValue: unknown): string | null {
+  const auth = (contextValue as Partial<GraphQLContext>).auth;
+  if (auth === undefined) return null;
+  const workspaces = auth.workspaces === null ? null : [...auth.workspaces].sort();
+  return JSON.stringify([auth.credential, auth.tokenId, auth.role, auth.expiresAtMs, workspaces]);
 }
 
 /** A listening gateway. */
@@ -358,7 +389,7 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
   };
 
   const yoga = createYoga<GatewayServerContext, GraphQLContext>({
-    schema: buildSchema(),
+    schema: captureSubscriptionSources(buildSchema()),
     graphqlEndpoint: GRAPHQL_PATH,
     // GraphiQL is served by src/server/graphiql.ts as cached static files (no CDN, strict CSP).
     graphiql: false,
@@ -395,6 +426,8 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         queryOf: (params) => queryOf(trusted, { ...params, query: params.query ?? "" }),
         logger: log,
       }),
+      // One execution per event for subscribers entitled to the same result (issue 17).
+      useSharedSubscriptions({ executeEvent: deps.executeEvent, contextKey: sharingKeyOf }),
       countSubscriptions,
       // GraphQL operation counts, durations and errors by operation name (`graphql_envelop_*`).
       metrics.yogaPlugin(),
@@ -884,10 +917,15 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
           return withoutHttp([error], "INTERNAL_SERVER_ERROR");
         }
       },
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors?.some((e) => e.extensions?.http !== undefined)
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        if (result.errors === undefined) {
+          // A shared result is serialized once for all its subscribers (src/server/shared-payload.ts).
+          return isSharedResult(result) ? (sharedPayloadOf(result) as unknown as ExecutionResult) : undefined;
+        }
+        return result.errors.some((e) => e.extensions?.http !== undefined)
           ? { ...result, errors: withoutHttp(result.errors, "INTERNAL_SERVER_ERROR").map((e) => e.toJSON()) }
-          : undefined,
+          : undefined;
+      },
     },
     wss,
     KEEPALIVE_MS,

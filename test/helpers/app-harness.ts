@@ -8,6 +8,7 @@ import path from "node:path";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { startApp, type App } from "../../src/app.js";
+import type { EventExecutor } from "../../src/server/shared-subscriptions.js";
 import { resolveConfig, type Config } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { startDaemon, type DaemonFixture } from "./fleet-harness.js";
@@ -51,9 +52,14 @@ export const HARNESS_TOKENS = new Map<string, string>();
  * Start the gateway with a fresh data dir and a daemon for workspace "demo" (registered).
  * @param opts.config settings as `prospero serve` flags would give them (e.g. `{ maxConnections: "2",
  *   corsOrigins: ["https://ops.example"] }`), on top of the harness's own.
+ * @param opts.executeEvent the gateway's per-event subscription executor (e.g. one that counts).
  */
 export async function startAppHarness(
-  opts: { register?: boolean; config?: Partial<Record<keyof Config, unknown>> } = {},
+  opts: {
+    register?: boolean;
+    config?: Partial<Record<keyof Config, unknown>>;
+    executeEvent?: EventExecutor;
+  } = {},
 ): Promise<AppHarness> {
   const d = await startDaemon();
   const config = resolveConfig(
@@ -75,7 +81,12 @@ export async function startAppHarness(
     XDG_RUNTIME_DIR: xdg,
   };
   delete env.PROSPERO_ADMIN_TOKEN;
-  const app = await startApp(config, silentLogger, { isDev: true, env, showTokenInLog: false });
+  const app = await startApp(config, silentLogger, {
+    isDev: true,
+    env,
+    showTokenInLog: false,
+    executeEvent: opts.executeEvent,
+  });
   if (opts.register !== false) await app.fleet.addWorkspace({ name: "demo", root: d.ws.root });
   const clients: Client[] = [];
   const token = app.adminToken;
