@@ -23,7 +23,7 @@ import { EventBus } from "./bus/bus.js";
 import { Fleet } from "./fleet/fleet.js";
 import { startRetention } from "./store/retention.js";
 import { startGateway, type Gateway } from "./server/gateway.js";
-import type { EventExecutor } from "./server/shared-subscriptions.js";
+import type { EventExecutor } from "./server/event-executor.js";
 import { startMetricsServer, type MetricsServer } from "./server/metrics.js";
 import type { Readiness } from "./server/readiness.js";
 import type { GraphQLServices } from "./schema/context.js";

@@ -64,8 +64,8 @@ import {
   captureSubscriptionSources,
   isSharedResult,
   useSharedSubscriptions,
-  type EventExecutor,
 } from "./shared-subscriptions.js";
+import { createEventExecutor, type EventExecutor } from "./event-executor.js";
 import { sharedPayloadOf } from "./shared-payload.js";
 import { AccessPolicy, type AccessPolicyOptions, type RequestFacts } from "../auth/http-policy.js";
 import { authenticate, authenticateSecret, sessionCookieName, type AuthDeps } from "../auth/authenticate.js";
@@ -102,6 +102,14 @@ export const MAX_PENDING_CONNECTIONS = 32;
 
 /** Of those, most from one client address. */
 export const MAX_PENDING_PER_ADDRESS = 8;
+
+/**
+ * Executions of a subscription document (per operation; shared executions count once) that
+ * graphql-tools answers before graphql-jit compiles it: compiling is synchronous and costs tens of
+ * ms for a large selection, so a one-off document (GraphiQL) never pays it, while a dashboard's or
+ * SDK's document, executed for every event, is compiled within its first events (issue 17).
+ */
+export const JIT_COMPILE_AFTER = 100;
 
 /** Close code for "the server is at capacity, try again later" (RFC 6455 1013; the SDK retries it). */
 const CLOSE_TRY_AGAIN = 1013;
@@ -202,8 +210,9 @@ export interface GatewayDeps {
   isDev?: boolean;
   /**
    * Executes one subscription event for all the subscribers sharing it
-   * (src/server/shared-subscriptions.ts); default graphql-tools `execute` with the event as root
-   * value, exactly what ran per subscriber before.
+   * (src/server/shared-subscriptions.ts); default the compiled executor of
+   * src/server/event-executor.ts (graphql-jit once a document has run {@link JIT_COMPILE_AFTER}
+   * times, graphql-tools before and for any result with errors: the same bytes either way).
    */
   executeEvent?: EventExecutor;
 }
@@ -427,7 +436,10 @@ export async function startGateway(bind: string, port: number, deps: GatewayDeps
         logger: log,
       }),
       // One execution per event for subscribers entitled to the same result (issue 17).
-      useSharedSubscriptions({ executeEvent: deps.executeEvent, contextKey: sharingKeyOf }),
+      useSharedSubscriptions({
+        executeEvent: deps.executeEvent ?? createEventExecutor({ compileAfter: JIT_COMPILE_AFTER }),
+        contextKey: sharingKeyOf,
+      }),
       countSubscriptions,
       // GraphQL operation counts, durations and errors by operation name (`graphql_envelop_*`).
       metrics.yogaPlugin(),

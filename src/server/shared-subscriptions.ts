@@ -39,23 +39,24 @@ import {
   type OperationDefinitionNode,
 } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
-
-/** A value or a promise of it. */
-export type PromiseOrValue<T> = T | Promise<T>;
-
-/**
- * Executes one event of a subscription: `args.rootValue` is the event stream's item, everything
- * else is the subscriber's execution arguments (without its abort signal). Must not return
- * incremental results (documents with `@defer`/`@stream` never reach it).
- */
-export type EventExecutor = (args: ExecutionArgs) => PromiseOrValue<ExecutionResult>;
+import type { EventExecutor, EventResult, PromiseOrValue } from "./event-executor.js";
 
 /**
  * The default per-event executor: graphql-tools' `execute` (the engine yoga runs), with the event
  * as root value — what graphql-tools' own subscription mapping runs for every event today.
  */
-export const executeEventWithGraphqlTools: EventExecutor = (args) =>
-  toolsExecute(args) as PromiseOrValue<ExecutionResult>;
+export const executeEventWithGraphqlTools: EventExecutor = (args) => toolsExecute(args);
+
+/**
+ * The one result of a shared execution.
+ * @throws Error for an incremental result: documents with `@defer`/`@stream` are never shared
+ *   (see `planOf`), so this marks a broken executor, not bad input.
+ */
+function singleResult(result: EventResult): ExecutionResult {
+  if ("initialResult" in result)
+    throw new Error("a shared subscription execution returned incremental results");
+  return result;
+}
 
 /** Source event streams recorded per operation context (see {@link captureSubscriptionSources}). */
 const sources = new WeakMap<object, AsyncIterable<unknown>>();
@@ -275,7 +276,8 @@ export class SharedEventStream implements AsyncIterableIterator<ExecutionResult>
   }
 
   private execute(item: unknown): PromiseOrValue<ExecutionResult> {
-    return this.executeEvent({ ...this.args, rootValue: item });
+    const result = this.executeEvent({ ...this.args, rootValue: item });
+    return result instanceof Promise ? result.then(singleResult) : singleResult(result);
   }
 }
 

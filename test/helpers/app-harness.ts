@@ -8,7 +8,7 @@ import path from "node:path";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { startApp, type App } from "../../src/app.js";
-import type { EventExecutor } from "../../src/server/shared-subscriptions.js";
+import type { EventExecutor } from "../../src/server/event-executor.js";
 import { resolveConfig, type Config } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { startDaemon, type DaemonFixture } from "./fleet-harness.js";

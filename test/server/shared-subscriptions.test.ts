@@ -9,7 +9,8 @@ import type { Client } from "graphql-ws";
 import { startAppHarness, collect, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { addWorkspaceWithDaemon, type OtherWorkspace } from "../security/support.js";
-import { executeEventWithGraphqlTools, type EventExecutor } from "../../src/server/shared-subscriptions.js";
+import type { EventExecutor } from "../../src/server/event-executor.js";
+import { executeEventWithGraphqlTools } from "../../src/server/shared-subscriptions.js";
 import type { FleetEvent, NewEvent } from "../../src/events/index.js";
 
 /** Every root value the gateway's per-event executor ran with, and its document's text, in order. */
