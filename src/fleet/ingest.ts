@@ -769,14 +769,16 @@ export class IngestTask {
       const attemptAt = Date.now();
       const pending: RawLine[] = [];
       let aligned = false;
-      // Lines to commit, batched: whatever arrived while the previous commit ran goes in the next.
+      // Lines to commit, batched: whatever arrived while the previous commit ran goes in the next,
+      // at most MAX_COMMIT_LINES per commit (as in file mode: a backlog that built up while a
+      // commit was retried never becomes one long synchronous transaction).
       const queue: RawLine[] = [];
       const queuedEvents: NewEvent[] = [];
       let flushing: Promise<void> | null = null;
       const flush = () => {
         flushing ??= (async () => {
           while (queue.length > 0 || queuedEvents.length > 0) {
-            await this.commitRetrying(queue.splice(0), queuedEvents.splice(0));
+            await this.commitRetrying(queue.splice(0, MAX_COMMIT_LINES), queuedEvents.splice(0));
           }
         })().finally(() => {
           flushing = null;

@@ -15,7 +15,9 @@
  * - queries, unless `queries: true` (see below);
  * - documents using `@defer` or `@stream` anywhere (incremental results: graphql-jit has none);
  * - a document graphql-jit refuses to compile, or whose operation cannot be chosen (graphql-tools
- *   then answers with its own error).
+ *   then answers with its own error);
+ * - a document with a response key `__proto__` (an alias or a field name): graphql-jit's result
+ *   object puts that key after the others, so the bytes would differ from graphql-tools'.
  * Decided per execution:
  * - the first `compileAfter` executions of a document (default none), before it is compiled;
  * - arguments overriding resolvers (`fieldResolver`, `typeResolver`: graphql-jit uses the schema's),
@@ -196,6 +198,7 @@ function planOf(
   if (operation.operation === "mutation") return { fallback: "mutation" };
   if (operation.operation === "query" && opts.queries !== true) return { fallback: "query" };
   if (usesIncrementalDelivery(document)) return { fallback: "incremental" };
+  if (hasProtoResponseKey(document)) return { fallback: "compile" };
   const compiled = compileQuery(schema, document, operationName ?? undefined, {
     customSerializers: leafSerializers(schema),
     // Errors never leave this module from graphql-jit (graphql-tools answers instead): no stacks.
@@ -206,6 +209,21 @@ function planOf(
 
 function isPromise<T>(v: PromiseOrValue<T>): v is Promise<T> {
   return typeof (v as { then?: unknown } | null)?.then === "function";
+}
+
+/** True when a field of `document` answers under the key `__proto__` (its alias or its name). */
+function hasProtoResponseKey(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if ((node.alias ?? node.name).value === "__proto__") {
+        found = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
 
 /**

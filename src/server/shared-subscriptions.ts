@@ -95,8 +95,12 @@ interface OperationPlan {
   readonly docId: number;
   /** The operation's node (for wrapping source errors as graphql-tools does). */
   readonly operation: OperationDefinitionNode;
-  /** Names of the variables per-event execution reads, sorted; null: all of them. */
-  readonly variables: readonly string[] | null;
+  /**
+   * Names of the variables per-event execution reads, sorted: with a single root field, those
+   * referenced outside its arguments; else every variable the operation declares (undeclared
+   * values are ignored by execution, so they never split or key a group).
+   */
+  readonly variables: readonly string[];
 }
 
 let nextDocId = 1;
@@ -151,7 +155,7 @@ function computePlan(document: DocumentNode, operationName: string | null | unde
     return null;
   }
   const selections = operation.selectionSet.selections;
-  let variables: string[] | null = null;
+  let variables = (operation.variableDefinitions ?? []).map((d) => d.variable.name.value).sort();
   const only = selections.length === 1 ? selections[0] : undefined;
   if (only !== undefined && only.kind === Kind.FIELD) {
     // Everything per-event execution reads: the operation's and the root field's directives, the
@@ -169,11 +173,18 @@ function computePlan(document: DocumentNode, operationName: string | null | unde
   return { docId: nextDocId++, operation, variables };
 }
 
-/** The part of the key made of the variable values `plan` says execution reads. */
-function variablesKey(plan: OperationPlan, values: ExecutionArgs["variableValues"]): string {
-  const names = plan.variables ?? Object.keys(values ?? {}).sort();
+/**
+ * The part of the key made of the variable values `plan` says execution reads, or null when a
+ * value cannot be written as JSON (e.g. nested too deep for `JSON.stringify`): that operation is
+ * then not shared, and runs as it would without sharing.
+ */
+function variablesKey(plan: OperationPlan, values: ExecutionArgs["variableValues"]): string | null {
   let key = "";
-  for (const name of names) key += `${name}=${JSON.stringify(values?.[name]) ?? "~"};`;
+  try {
+    for (const name of plan.variables) key += `${name}=${JSON.stringify(values?.[name]) ?? "~"};`;
+  } catch {
+    return null;
+  }
   return key;
 }
 
@@ -329,10 +340,19 @@ function share(
   const source = sources.get(ctx);
   sources.delete(ctx);
   if (source === undefined) return result;
-  const context = options.contextKey(ctx);
+  // Until a shared stream owns the source, graphql-tools' mapped stream (nothing pulled from it
+  // yet) is returned: it owns the source, so no failure here can leave a bus subscription behind.
+  let context: string | null;
+  let variables: string | null;
+  try {
+    context = options.contextKey(ctx);
+    variables = context === null ? null : variablesKey(plan, args.variableValues);
+  } catch {
+    return result;
+  }
+  if (context === null || variables === null) return result;
   // graphql-tools' mapped stream is dropped unread; the source it wraps is ours from here on.
-  if (context === null) return result;
-  const key = `${plan.docId}|${args.operationName ?? ""}|${variablesKey(plan, args.variableValues)}|${context}`;
+  const key = `${plan.docId}|${args.operationName ?? ""}|${variables}|${context}`;
   // Without the subscriber's abort signal (yoga passes the request's): a result may serve others
   // after this subscriber went away.
   const { signal: _signal, ...perEvent } = args as ExecutionArgs & { signal?: unknown };

@@ -131,6 +131,11 @@ export interface EventStoreOptions {
   reader?: SqliteEventReader;
 }
 
+/** Resolves in a later turn of the event loop (after pending I/O callbacks: `setImmediate`). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Event rows per INSERT statement (7 parameters each; SQLite allows 32766 per statement). */
 const EVENT_ROWS_PER_INSERT = 500;
 
@@ -400,6 +405,7 @@ export class EventStore {
       }
       if (got < want || out.length >= limit) return out;
       after = last;
+      if (reader) await yieldToEventLoop();
     }
   }
 
@@ -446,6 +452,10 @@ export class EventStore {
       }
       if (got < limit) return out;
       after = last;
+      // Raw pages are synchronous: when a predicate rejects most rows (a token limited to a few
+      // workspaces reading fleet-wide history), let other work run between pages instead of
+      // scanning the whole table in one turn of the event loop.
+      if (reader) await yieldToEventLoop();
     }
   }
 

@@ -642,6 +642,16 @@ describe("what runs on graphql-tools without trying compiled code", () => {
     expect(named.compiled).toBe(named.reference);
   });
 
+  it("a response key __proto__ (alias or field): graphql-tools answers, in its key order", async () => {
+    const aliased = await run("{ __proto__: hello odd }");
+    expect(aliased.how).toEqual(["compile"]);
+    expect(aliased.compiled).toBe(aliased.reference);
+    expect(aliased.compiled).toBe('{"data":{"__proto__":"hi","odd":"x"}}');
+    const other = await run("{ proto: hello odd }");
+    expect(other.how).toEqual(["jit"]);
+    expect(other.compiled).toBe(other.reference);
+  });
+
   it("compileAfter: graphql-tools answers a document's first executions, then it is compiled", async () => {
     const how: ("jit" | FallbackReason)[] = [];
     const exec = createEventExecutor({ queries: true, compileAfter: 2, onExecuted: (x) => how.push(x) });

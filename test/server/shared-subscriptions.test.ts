@@ -390,3 +390,62 @@ describe("serialize once", () => {
     ).toEqual(texts);
   });
 });
+
+describe("what cannot be keyed is not shared", () => {
+  it("a variable nested too deep to key (a fragment at the root): the operation runs unshared, events arrive, and closing it leaves no bus subscription behind", async () => {
+    const id = "deep-var-agent";
+    await agentRow(id, "demo");
+    // Earlier tests' closed sockets release their bus subscriptions asynchronously: start from a
+    // count that has stopped changing.
+    let before = -1;
+    await waitFor(
+      async () => {
+        const now = h.app.bus.listenerCount();
+        const settled = now === before;
+        before = now;
+        if (!settled) await new Promise((r) => setTimeout(r, 300));
+        return settled;
+      },
+      10_000,
+      "a settled bus",
+    );
+    // Undeclared, so execution ignores it; too deep for JSON.stringify (the key) to write it.
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+    const text = `{"id":"1","type":"subscribe","payload":{"query":"subscription($id: String!) { ...F } fragment F on Subscription { agentEvents(agentId: $id) { __typename seq } }","variables":{"id":${JSON.stringify(id)},"deep":${deep}}}}`;
+    const sockets: WebSocket[] = [];
+    const got: unknown[][] = [];
+    const closes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const ws = new WebSocket(`${h.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+      const mine: unknown[] = [];
+      got.push(mine);
+      ws.on("close", (code: number) => closes.push(code));
+      await new Promise<void>((resolve, reject) => {
+        ws.once("open", () => resolve());
+        ws.once("error", reject);
+      });
+      const acked = new Promise<void>((resolve) => {
+        ws.on("message", (data: Buffer) => {
+          const msg = JSON.parse(data.toString("utf8")) as { type: string; payload?: unknown };
+          if (msg.type === "connection_ack") resolve();
+          else mine.push(msg);
+        });
+      });
+      ws.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${h.token}` } }));
+      await acked;
+      ws.send(text);
+      sockets.push(ws);
+    }
+    await waitFor(() => h.app.bus.listenerCount() === before + 3, 10_000, "three subscriptions");
+    await h.app.store.append([output(id, "demo", "one")]);
+    await waitFor(() => got.every((m) => m.length === 1), 10_000, "an event on each");
+    for (const m of got)
+      expect(m[0]).toMatchObject({
+        type: "next",
+        payload: { data: { agentEvents: { __typename: "OutputEvent" } } },
+      });
+    expect(closes).toEqual([]);
+    for (const ws of sockets) ws.close();
+    await waitFor(() => h.app.bus.listenerCount() <= before, 10_000, "bus subscriptions released");
+  });
+});

@@ -379,6 +379,35 @@ describe("SqliteEventReader", () => {
     expect(await s.viaPrisma.readGlobal(0, 1000, undefined, { agentId: A1 })).toEqual(paged);
   });
 
+  it("a predicate that rejects most rows: readGlobal lets other work run between its raw pages, and still finds the one match", async () => {
+    const s = await open();
+    const events: NewEvent[] = [];
+    for (let i = 0; i < 6_000; i++)
+      events.push({
+        kind: "workspace_health",
+        payload: { state: "healthy", reason: null },
+        workspace: "w",
+        agentId: "",
+        tsMs: T0 + i,
+      });
+    for (let i = 0; i < events.length; i += 500) await s.viaRaw.append(events.slice(i, i + 500));
+    await s.viaRaw.append([{ ...events[0]!, workspace: "v", tsMs: T0 + 10_000 }]);
+    let ticks = 0;
+    let ticking = true;
+    const tick = (): void => {
+      ticks++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const before = ticks;
+    // As a token limited to workspace v reads fleet-wide history: 13 pages of 500, one match.
+    const found = await s.viaRaw.readGlobal(0, 500, (e) => e.workspace === "v");
+    const during = ticks - before;
+    ticking = false;
+    expect(found.map((e) => e.workspace)).toEqual(["v"]);
+    expect(during).toBeGreaterThanOrEqual(10);
+  });
+
   it("every statement shape the reader prepares walks an index in order: no table scan, no sort", async () => {
     const s = await seeded(60);
     const kinds: EventKind[] = ["output", "input_sent"];
