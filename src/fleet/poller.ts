@@ -86,6 +86,10 @@ export class Poller {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Lists sent so far (a monotonic number per list, immune to wall-clock steps). */
+  private listsSent = 0;
+  /** Per workspace, the number of the newest list reconciled so far. */
+  private readonly reconciledList = new Map<string, number>();
   /** Workspaces asked to be polled again as soon as their poll in flight ends. */
   private readonly again = new Set<string>();
 
@@ -171,6 +175,7 @@ export class Poller {
     const { deps } = this;
     deps.metrics.polls_total++;
     const sentAt = Date.now();
+    const listNo = ++this.listsSent;
     let records: AgentRecord[];
     try {
       const client = await deps.daemons.client(ws);
@@ -191,7 +196,9 @@ export class Poller {
     }
     if (!deps.registry.find(ws.name)) return; // removed while we were listing
     await this.safely(ws.name, () => deps.recorder.health(ws.name, "healthy", null));
-    await deps.locks.run(ws.name, () => this.safely(ws.name, () => this.reconcile(ws, records, sentAt)));
+    await deps.locks.run(ws.name, () =>
+      this.safely(ws.name, () => this.reconcile(ws, records, sentAt, listNo)),
+    );
   }
 
   private async safely(workspace: string, fn: () => Promise<void>): Promise<void> {
@@ -253,13 +260,29 @@ export class Poller {
     }
   }
 
-  private async reconcile(ws: Workspace, records: AgentRecord[], listSentAt: number): Promise<void> {
+  private async reconcile(
+    ws: Workspace,
+    records: AgentRecord[],
+    listSentAt: number,
+    listNo: number,
+  ): Promise<void> {
+    // Lists of one workspace can overlap (pollOnce is also called by addWorkspace, config updates,
+    // daemon restarts and the launch queue's adoption, beside the loop), and replies are
+    // reconciled in lock order, not send order. A list sent before one already reconciled is
+    // stale: it may lack a run spawned between the two, whose spawn protection (recentSpawns) the
+    // newer list already retired — reconciling it would record a live run as gone (crashed).
+    const newest = this.reconciledList.get(ws.name);
+    if (newest !== undefined && listNo < newest) return;
+    this.reconciledList.set(ws.name, listNo);
     const { state, recorder, ingest } = this.deps;
     const { recentSpawns, recentRemovals, pendingSpawns, pendingRemovals } = this.deps.inflight;
     const known = new Map<string, KnownAgent>(
       state.agentsOf(ws.name).map((a) => [a.id, { id: a.id, status: a.status }]),
     );
-    const protect = new Set<string>(pendingRemovals);
+    // A spawn still being recorded is filtered out of the listed records below (its recording
+    // owns it), so it must not be read as gone either: its view may already be in the state while
+    // its recording finishes (the workspace lock is released before pendingSpawns is cleared).
+    const protect = new Set<string>([...pendingRemovals, ...pendingSpawns]);
     for (const [id, at] of recentSpawns) {
       if (at >= listSentAt) protect.add(id);
       else recentSpawns.delete(id);

@@ -231,4 +231,57 @@ describe("polling and reconciliation", () => {
       outcome: "EndOfTurn",
     });
   });
+
+  it("a list reply reconciled after a newer one is dropped: a run spawned between the two is not recorded gone", async () => {
+    const d = await daemon();
+    const h = await fleet(d.ws.runtime, { pollIntervalMs: 3_600_000 });
+    await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
+    const ws = h.fleet.registry.get("demo");
+    // The poller's own path, driven by hand: an older list (sent before the spawn) whose reply is
+    // reconciled only after a newer list's (pollOnce has callers beside the loop, so lists overlap).
+    const poller = h.fleet.poller as unknown as {
+      listsSent: number;
+      reconcile(w: typeof ws, records: unknown[], sentAt: number, listNo: number): Promise<void>;
+    };
+    const staleSentAt = Date.now();
+    const staleNo = ++poller.listsSent;
+    const staleRecords = await client(d).list();
+    const { agent } = await h.fleet.lifecycle.spawn({
+      workspace: "demo",
+      prompt: "Say hi, then wait for me.",
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    await h.fleet.poller.pollOnce(ws); // the newer list: it lists the run and retires its spawn guard
+    expect(staleRecords.some((r) => r.id === agent.id)).toBe(false);
+    await poller.reconcile(ws, staleRecords, staleSentAt, staleNo);
+    expect(h.fleet.state.agent(agent.id)?.status).not.toBe("crashed");
+    const kinds = (await h.store.readStream(agent.id, 0, 1000)).map((e) => e.kind);
+    expect(kinds).not.toContain("agent_gone");
+  });
+
+  it("a spawn still being recorded is not read as gone by a poll that runs between its view and its bookkeeping", async () => {
+    const d = await daemon();
+    const h = await fleet(d.ws.runtime, { pollIntervalMs: 3_600_000 });
+    await h.fleet.addWorkspace({ name: "demo", root: d.ws.root });
+    const ws = h.fleet.registry.get("demo");
+    const { agent } = await h.fleet.lifecycle.spawn({
+      workspace: "demo",
+      prompt: "Say hi, then wait for me.",
+    });
+    // The moment recordSpawn has put the view in the state and released the workspace lock, but
+    // not yet cleared pendingSpawns (its finally): a list sent after the spawn reply lists the
+    // run, and its recording still owns it.
+    const inflight = (h.fleet.poller as unknown as { deps: { inflight: { pendingSpawns: Set<string> } } })
+      .deps.inflight;
+    await new Promise((r) => setTimeout(r, 20));
+    inflight.pendingSpawns.add(agent.id);
+    try {
+      await h.fleet.poller.pollOnce(ws);
+    } finally {
+      inflight.pendingSpawns.delete(agent.id);
+    }
+    const kinds = (await h.store.readStream(agent.id, 0, 1000)).map((e) => e.kind);
+    expect(kinds).not.toContain("agent_gone");
+    expect(h.fleet.state.agent(agent.id)?.status).not.toBe("crashed");
+  });
 });
