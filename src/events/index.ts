@@ -260,3 +260,38 @@ export function isTerminalEvent(e: NewEvent): boolean {
 export function parsePayload<K extends EventKind>(kind: K, payload: unknown): PayloadOf<K> {
   return PayloadSchemas[kind].parse(payload) as PayloadOf<K>;
 }
+
+/** The columns of a stored Event row (`tsMs` in ms since the epoch; `agentId` null = none). */
+export interface StoredEventFields {
+  id: number;
+  streamKey: string;
+  seq: number;
+  tsMs: number;
+  workspace: string;
+  agentId: string | null;
+  kind: string;
+  /** The payload as parsed JSON (not yet validated). */
+  payload: unknown;
+}
+
+/**
+ * A stored event as a FleetEvent: the kind is checked and the payload validated (zod) once.
+ * Used by both event read paths (Prisma rows and raw rows, src/store).
+ * @throws Error when the kind is unknown; ZodError when the payload does not match it (a
+ *   corrupt row: readers skip it).
+ */
+export function storedEvent(row: StoredEventFields): FleetEvent {
+  if (!Object.hasOwn(PayloadSchemas, row.kind))
+    throw new Error(`unknown event kind ${JSON.stringify(row.kind)}`);
+  const kind = row.kind as EventKind;
+  return {
+    kind,
+    payload: parsePayload(kind, row.payload),
+    streamKey: row.streamKey,
+    seq: row.seq,
+    globalId: row.id,
+    workspace: row.workspace,
+    agentId: row.agentId ?? "",
+    tsMs: row.tsMs,
+  } as FleetEvent;
+}

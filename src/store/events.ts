@@ -6,14 +6,7 @@
  * followed by a `store_persist_failed` marker (reference #25).
  */
 import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
-import {
-  PayloadSchemas,
-  parsePayload,
-  streamKeyOf,
-  type EventKind,
-  type FleetEvent,
-  type NewEvent,
-} from "../events/index.js";
+import { storedEvent, streamKeyOf, type EventKind, type FleetEvent, type NewEvent } from "../events/index.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import type { PendingOp, StoreWriter } from "./writer.js";
@@ -106,19 +99,7 @@ type EventRow = {
  * @throws Error when the kind is unknown or the stored payload does not match it (corrupt row).
  */
 export function rowToEvent(row: EventRow): FleetEvent {
-  if (!Object.hasOwn(PayloadSchemas, row.kind))
-    throw new Error(`unknown event kind ${JSON.stringify(row.kind)}`);
-  const kind = row.kind as EventKind;
-  return {
-    kind,
-    payload: parsePayload(kind, row.payload),
-    streamKey: row.streamKey,
-    seq: row.seq,
-    globalId: row.id,
-    workspace: row.workspace,
-    agentId: row.agentId ?? "",
-    tsMs: row.ts.getTime(),
-  } as FleetEvent;
+  return storedEvent({ ...row, tsMs: row.ts.getTime() });
 }
 
 /** Options of the {@link EventStore} constructor. */

@@ -26,7 +26,7 @@
  * - by key and max seq: Event_streamKey_seq_key (covering for MAX); stream heads by primary key.
  */
 import type { Database, Statement } from "better-sqlite3";
-import { PayloadSchemas, parsePayload, type EventKind, type FleetEvent } from "../events/index.js";
+import { storedEvent, type EventKind, type FleetEvent } from "../events/index.js";
 import type { EventPageQuery, GlobalFilter } from "./events.js";
 
 /**
@@ -72,22 +72,19 @@ const COLUMNS = `"id", "streamKey", "seq", "ts", "workspace", "agentId", "kind",
  */
 export function decodeEventRow(row: SqliteEventRow): FleetEvent {
   const [id, streamKey, seq, ts, workspace, agentId, kindText, payload] = row;
-  if (!Object.hasOwn(PayloadSchemas, kindText))
-    throw new Error(`unknown event kind ${JSON.stringify(kindText)}`);
-  const kind = kindText as EventKind;
   const tsMs = typeof ts === "number" ? ts : Date.parse(ts);
   if (!Number.isFinite(tsMs)) throw new Error(`unreadable event timestamp ${JSON.stringify(ts)}`);
   if (typeof payload !== "string") throw new Error("stored payload is not JSON text");
-  return {
-    kind,
-    payload: parsePayload(kind, JSON.parse(payload)),
+  return storedEvent({
+    id,
     streamKey,
     seq,
-    globalId: id,
-    workspace,
-    agentId: agentId ?? "",
     tsMs,
-  } as FleetEvent;
+    workspace,
+    agentId,
+    kind: kindText,
+    payload: JSON.parse(payload),
+  });
 }
 
 /** A WHERE clause under construction: SQL fragments joined by AND, and their parameters. */
