@@ -56,8 +56,15 @@ export interface EventReader {
  * What to follow: one stream (cursor = `seq`) or every stream, filtered (cursor = `globalId`).
  * The global filter runs both on the bus (synchronously inside `publish`) and in the store read.
  */
-export type ReplayScope =
-  { kind: "stream"; streamKey: string } | { kind: "global"; filter: (e: FleetEvent) => boolean };
+export type ReplayScope = (
+  { kind: "stream"; streamKey: string } | { kind: "global"; filter: (e: FleetEvent) => boolean }
+) & {
+  /**
+   * Every event of the scope belongs to this agent: the live tail is offered only its events
+   * (the bus index of `SubscribeOptions.agentId`, ./bus.ts); the stream key or filter still decides.
+   */
+  agentId?: string;
+};
 
 /** Options of {@link replayThenTail}. */
 export interface ReplayOptions {
@@ -166,10 +173,10 @@ class ReplayTail implements TailIterator {
     const filter =
       scope.kind === "stream" ? (e: FleetEvent) => e.streamKey === scope.streamKey : scope.filter;
     // Step 1: subscribe before any store read.
-    this.sub = opts.bus.subscribe(
-      filter,
-      opts.bufferSize === undefined ? {} : { bufferSize: opts.bufferSize },
-    );
+    this.sub = opts.bus.subscribe(filter, {
+      ...(opts.bufferSize === undefined ? {} : { bufferSize: opts.bufferSize }),
+      ...(scope.agentId ? { agentId: scope.agentId } : {}),
+    });
   }
 
   get position(): number {

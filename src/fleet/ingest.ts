@@ -83,6 +83,13 @@ const GAP_COUNT_MAX_BYTES = 64 * 1024 * 1024;
  */
 export const MAX_READ_BYTES = 1 << 20;
 
+/**
+ * Bytes the tail loop reads at once through its held handle on stdout.ndjson (issue 17: one
+ * `read` per wake-up instead of open + fstat + read + close). A read that fills it is a backlog and
+ * goes through the sized path ({@link MAX_READ_BYTES} slices).
+ */
+export const TAIL_READ_BYTES = 64 * 1024;
+
 /** The worker's replay window (protocol §3.2): at most this many lines are re-sent on connect. */
 export const REPLAY_WINDOW = 1024;
 
@@ -241,6 +248,10 @@ export class IngestTask {
   private goneAt: number | null = null;
   /** Largest size of stdout.ndjson seen, bytes (what was there to read). */
   private knownSize = 0;
+  /** stdout.ndjson held open by the tail loop between wake-ups, with its identity; null when not held. */
+  private held: { fh: fsp.FileHandle; dev: number; ino: number } | null = null;
+  /** The tail loop's read buffer ({@link TAIL_READ_BYTES}; what it commits is copied out). */
+  private readonly tailBuf = Buffer.allocUnsafe(TAIL_READ_BYTES);
   /** The self-ending of the task (finish + onEnded) once its loop ended by itself. */
   private settling: Promise<void> | null = null;
   private stopped = false;
@@ -363,8 +374,9 @@ export class IngestTask {
 
   /**
    * Normalize `lines` and commit them with the cursor advanced to `byteOffset`. `fileEndMtimeMs`:
-   * the batch reaches the end of stdout.ndjson, last written at that instant (a RunEnd in it was
-   * written then, not when we read it).
+   * the batch reaches the end of stdout.ndjson; it gives the instant the file was last written (a
+   * RunEnd in it was written then, not when we read it), asked only when the batch holds a RunEnd
+   * (undefined when the file cannot be stat'ed).
    * @returns false (after logging) when the commit failed; nothing advanced, the caller retries.
    */
   private async commit(
@@ -372,7 +384,7 @@ export class IngestTask {
     byteOffset: number,
     extraEvents: NewEvent[] = [],
     finished = false,
-    fileEndMtimeMs?: number,
+    fileEndMtimeMs?: () => Promise<number | undefined>,
   ): Promise<boolean> {
     const { agentId, workspace } = this.target;
     const ts = this.now();
@@ -394,7 +406,8 @@ export class IngestTask {
     const fin = res.events.find((e) => e.kind === "agent_finished");
     let runEnd = this.cursor.runEnd;
     if (fin && fin.kind === "agent_finished" && runEnd === null) {
-      const written = fileEndMtimeMs === undefined ? ts : Math.min(ts, Math.floor(fileEndMtimeMs));
+      const mtime = await fileEndMtimeMs?.();
+      const written = mtime === undefined ? ts : Math.min(ts, Math.floor(mtime));
       runEnd = { outcome: fin.payload.outcome, atMs: written };
     }
     // Turns, tokens and cost are the counted turns' (agentTotals), as `usage` counts them (issue 12
@@ -478,7 +491,8 @@ export class IngestTask {
    * Read what the worker appended since the cursor (at most {@link MAX_READ_BYTES}, widened for
    * one longer line) and commit its complete lines, byte for byte. With `final` (the worker has
    * exited) and the read reaching the end of the file, a trailing line without `\n` is taken as the
-   * last line.
+   * last line. Opens the file by its path each time (the finish path and backlogs; the tail loop
+   * reads through {@link tailOnce}).
    * @returns true when something was committed.
    */
   private async readFileOnce(final: boolean): Promise<boolean> {
@@ -504,48 +518,123 @@ export class IngestTask {
         if (bytesRead < want || offset + bytesRead >= size || data.lastIndexOf(0x0a) >= 0) break;
         want = Math.min(size - offset, want * 2); // one line longer than the slice: widen until it ends
       }
-      const atEnd = offset + data.length >= size;
-      const lastNl = data.lastIndexOf(0x0a);
-      let body: Buffer;
-      let consumed: number;
-      if (final && atEnd) {
-        body = data[data.length - 1] === 0x0a ? data.subarray(0, data.length - 1) : data;
-        consumed = data.length;
-      } else {
-        if (lastNl < 0) return false;
-        body = data.subarray(0, lastNl);
-        consumed = lastNl + 1;
-      }
-      const lines: RawLine[] = [];
-      /** Position in `data` after each line and its newline (the last one's: `consumed`). */
-      const ends: number[] = [];
-      for (let start = 0; ;) {
-        const nl = body.indexOf(0x0a, start);
-        lines.push(rawLine(body.subarray(start, nl < 0 ? body.length : nl)));
-        if (nl < 0) break;
-        ends.push(nl + 1);
-        start = nl + 1;
-      }
-      ends.push(consumed);
-      // Commit in slices of at most MAX_COMMIT_LINES, each with the offset after its last line.
-      for (let i = 0; i < lines.length; i += MAX_COMMIT_LINES) {
-        const j = Math.min(lines.length, i + MAX_COMMIT_LINES);
-        const end = offset + ends[j - 1]!;
-        const reachesEnd = end >= size;
-        const committed = await this.commit(
-          lines.slice(i, j),
-          end,
-          [],
-          false,
-          reachesEnd ? st.mtimeMs : undefined,
-        );
-        if (!committed) return false;
-        this.lagBytes = Math.max(0, size - end);
-      }
-      return true;
+      return await this.commitRead(data, offset, size, final, () => Promise.resolve(st.mtimeMs));
     } finally {
       await fh.close();
     }
+  }
+
+  /**
+   * The tail loop's read (file mode, worker running): through a handle on stdout.ndjson held
+   * between wake-ups, one `read` of up to {@link TAIL_READ_BYTES} at the cursor — a frame's doorbell
+   * costs one system call, not four. A read that fills the buffer (a backlog) goes to
+   * {@link readFileOnce}. When nothing new is there, the path is checked to still name the held
+   * file: removed or replaced (another inode), the handle is dropped and the path reopened next time,
+   * so the task never reads a stale file. Never takes a trailing partial line (the worker is live).
+   * @returns true when something was committed.
+   */
+  private async tailOnce(): Promise<boolean> {
+    if (this.held === null) {
+      let fh: fsp.FileHandle;
+      try {
+        fh = await fsp.open(this.file, "r");
+      } catch {
+        return false; // not created yet, or already removed
+      }
+      try {
+        const st = await fh.stat();
+        this.held = { fh, dev: st.dev, ino: st.ino };
+      } catch {
+        await fh.close().catch(() => undefined);
+        return false;
+      }
+    }
+    const { fh } = this.held;
+    const offset = this.cursor.byteOffset;
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await fh.read(this.tailBuf, 0, TAIL_READ_BYTES, offset));
+    } catch {
+      await this.dropHeld();
+      return false;
+    }
+    if (bytesRead === TAIL_READ_BYTES) return this.readFileOnce(false);
+    if (bytesRead > 0) {
+      // A short read of a regular file ends at its end: the size is known without an fstat.
+      const data = Buffer.from(this.tailBuf.subarray(0, bytesRead));
+      const size = offset + bytesRead;
+      this.knownSize = Math.max(this.knownSize, size);
+      this.lagBytes = 0;
+      const mtime = (): Promise<number | undefined> =>
+        fh.stat().then(
+          (st) => st.mtimeMs,
+          () => undefined,
+        );
+      if (await this.commitRead(data, offset, size, false, mtime)) return true;
+    } else {
+      this.lagBytes = 0;
+    }
+    // Nothing new (or only a partial line): is the path still the held file?
+    const same = await fsp.stat(this.file).then(
+      (st) => st.dev === this.held?.dev && st.ino === this.held?.ino,
+      () => false,
+    );
+    if (!same) await this.dropHeld();
+    return false;
+  }
+
+  /** Close the tail loop's held handle (if any). */
+  private async dropHeld(): Promise<void> {
+    const h = this.held;
+    this.held = null;
+    await h?.fh.close().catch(() => undefined);
+  }
+
+  /**
+   * Commit the complete lines of `data` (bytes `[offset, offset + data.length)` of a file of `size`
+   * bytes) in slices of at most {@link MAX_COMMIT_LINES}, each with the offset after its last line.
+   * With `final` and `data` reaching `size`, a trailing line without `\n` is the last line.
+   * @returns true when something was committed (false: no complete line, or a commit failed).
+   */
+  private async commitRead(
+    data: Buffer,
+    offset: number,
+    size: number,
+    final: boolean,
+    mtime: () => Promise<number | undefined>,
+  ): Promise<boolean> {
+    const atEnd = offset + data.length >= size;
+    const lastNl = data.lastIndexOf(0x0a);
+    let body: Buffer;
+    let consumed: number;
+    if (final && atEnd) {
+      body = data[data.length - 1] === 0x0a ? data.subarray(0, data.length - 1) : data;
+      consumed = data.length;
+    } else {
+      if (lastNl < 0) return false;
+      body = data.subarray(0, lastNl);
+      consumed = lastNl + 1;
+    }
+    const lines: RawLine[] = [];
+    /** Position in `data` after each line and its newline (the last one's: `consumed`). */
+    const ends: number[] = [];
+    for (let start = 0; ;) {
+      const nl = body.indexOf(0x0a, start);
+      lines.push(rawLine(body.subarray(start, nl < 0 ? body.length : nl)));
+      if (nl < 0) break;
+      ends.push(nl + 1);
+      start = nl + 1;
+    }
+    ends.push(consumed);
+    for (let i = 0; i < lines.length; i += MAX_COMMIT_LINES) {
+      const j = Math.min(lines.length, i + MAX_COMMIT_LINES);
+      const end = offset + ends[j - 1]!;
+      const reachesEnd = end >= size;
+      const committed = await this.commit(lines.slice(i, j), end, [], false, reachesEnd ? mtime : undefined);
+      if (!committed) return false;
+      this.lagBytes = Math.max(0, size - end);
+    }
+    return true;
   }
 
   /** Size of stdout.ndjson in bytes, or null when it does not exist (or cannot be read). */
@@ -607,9 +696,24 @@ export class IngestTask {
 
   private async runFile(): Promise<void> {
     const socket = this.holdSocket();
+    try {
+      await this.tailLoop();
+    } finally {
+      await this.dropHeld();
+    }
+    if (this.endReason !== null) {
+      // The run ended: stop the socket holder and let settle() drain the rest.
+      this.stopped = true;
+      this.abort.abort();
+    }
+    await socket;
+  }
+
+  /** Read the file as the worker writes it until stopped or the run has ended (file mode). */
+  private async tailLoop(): Promise<void> {
     const tail = this.deps.tailIntervalMs ?? 100;
     while (!this.stopped) {
-      const progressed = await this.readFileOnce(false);
+      const progressed = await this.tailOnce();
       if (this.checkEnded()) break;
       if (!progressed) {
         // Until the tail interval passes, a line on the socket wakes us, or stop() aborts. The
@@ -632,12 +736,6 @@ export class IngestTask {
         });
       }
     }
-    if (this.endReason !== null) {
-      // The run ended: stop the socket holder and let settle() drain the rest.
-      this.stopped = true;
-      this.abort.abort();
-    }
-    await socket;
   }
 
   /**

@@ -586,7 +586,7 @@ builder.subscriptionFields((t) => ({
       const tail = replayThenTail({
         bus: ctx.bus,
         reader: readerFor(ctx),
-        scope: { kind: "stream", streamKey: args.agentId },
+        scope: { kind: "stream", streamKey: args.agentId, agentId: args.agentId },
         after,
         bufferSize: SUBSCRIBER_BUFFER,
         completeOn: isTerminalEvent,
@@ -683,7 +683,7 @@ builder.subscriptionFields((t) => ({
         // The store read pre-filters by `where`; `match` (run on every read and live event) also
         // enforces the token's workspaces.
         reader: readerFor(ctx, where),
-        scope: { kind: "global", filter: match },
+        scope: { kind: "global", filter: match, ...(f?.agentId != null ? { agentId: f.agentId } : {}) },
         after: positionOf(resumeCursor(ctx, args.after), "globalId"),
         bufferSize: SUBSCRIBER_BUFFER,
       });

@@ -247,6 +247,63 @@ describe("EventBus", () => {
     expect(bus.listenerCount()).toBe(0);
   });
 
+  it("a subscription scoped to an agent is offered only that agent's events, its filter still deciding; unscoped ones see all", async () => {
+    const bus = new EventBus();
+    const calls = { a: 0, b: 0, none: 0 };
+    const a = bus.subscribe(
+      (e) => {
+        calls.a++;
+        return e.seq !== 2; // the filter still decides within the agent's events
+      },
+      { agentId: "a" },
+    );
+    const b = bus.subscribe(() => (calls.b++, true), { agentId: "b" });
+    const none = bus.subscribe(() => (calls.none++, true), { agentId: "nobody" });
+    const all = bus.subscribe(() => true);
+    expect(bus.listenerCount()).toBe(4);
+    bus.publish(ev("a", 1));
+    bus.publish(ev("b", 1));
+    bus.publish(ev("a", 2));
+    bus.publish(ev("a", 3));
+    bus.publish({ ...ev("", 1), streamKey: "workspace:w1" }); // a workspace event: no agent
+    expect(calls).toEqual({ a: 3, b: 1, none: 0 });
+    expect(seqsOf(await drainNow(a))).toEqual([1, 3]);
+    expect(seqsOf(await drainNow(b))).toEqual([1]);
+    expect(await drainNow(none)).toEqual([]);
+    expect((await drainNow(all)).map((i) => (i.type === "event" ? i.event.agentId : "?"))).toEqual([
+      "a",
+      "b",
+      "a",
+      "a",
+      "",
+    ]);
+    // Closing detaches from the index: nothing is offered afterwards, the count drops.
+    a.close();
+    expect(bus.listenerCount()).toBe(3);
+    bus.publish(ev("a", 4));
+    expect(calls.a).toBe(3);
+    const a2 = bus.subscribe(() => true, { agentId: "a" });
+    bus.publish(ev("a", 5));
+    expect(seqsOf(await drainNow(a2))).toEqual([5]);
+    bus.close();
+    expect(bus.listenerCount()).toBe(0);
+    await expect(b.next()).resolves.toEqual({ done: true, value: undefined });
+    await expect(a2.next()).resolves.toEqual({ done: true, value: undefined });
+  });
+
+  it("with 1,000 subscriptions scoped to 1,000 agents, an event runs one filter, not 1,000", () => {
+    const bus = new EventBus();
+    let calls = 0;
+    const subs = Array.from({ length: 1_000 }, (_, i) =>
+      bus.subscribe(() => (calls++, true), { agentId: `agent${i}` }),
+    );
+    for (let i = 0; i < 100; i++) bus.publish(ev(`agent${i * 7}`, 1));
+    expect(calls).toBe(100);
+    expect(bus.stats.delivered).toBe(100);
+    for (const s of subs) s.close();
+    expect(bus.listenerCount()).toBe(0);
+  });
+
   it("rejects a bad bufferSize", () => {
     const bus = new EventBus();
     expect(() => bus.subscribe(() => true, { bufferSize: 0 })).toThrow(RangeError);

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { IngestTask, MAX_READ_BYTES, REPLAY_WINDOW, abortableSleep } from "../../src/fleet/ingest.js";
@@ -243,6 +244,116 @@ describe("exactly-once ingest", () => {
     const outputs = (await h.store.readStream(agentId, 0, 100_000)).filter((e) => e.kind === "output");
     expect(outputs).toHaveLength(40_001);
   }, 90_000);
+
+  it("the tail loop holds stdout.ndjson open between reads, follows a file replaced at its path, and keeps no descriptor after the run", async () => {
+    const d = await daemon(1);
+    const h = await fleet(d);
+    const agentId = "fedcbafedcba";
+    await h.db.prisma.agent.create({
+      data: {
+        id: agentId,
+        workspace: "demo",
+        name: "tail",
+        status: "running",
+        spec: {},
+        startedAt: new Date(),
+      },
+    });
+    const sessionDir = tmpDir();
+    const file = path.join(sessionDir, "stdout.ndjson");
+    // A live worker's endpoint: accepts and stays quiet, so the task keeps tailing the file.
+    const sock = path.join(sessionDir, "worker.sock");
+    const conns = new Set<net.Socket>();
+    const server = net.createServer((c) => {
+      conns.add(c);
+      c.on("close", () => conns.delete(c));
+    });
+    await new Promise<void>((r) => server.listen(sock, r));
+    onCleanup(async () => {
+      for (const c of conns) c.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    });
+    const delta = (i: number) =>
+      JSON.stringify({
+        type: "AssistantTextDelta",
+        turn_index: 0,
+        content_block_index: i % 2,
+        text: `t${i} `,
+      });
+    const lines = [
+      JSON.stringify({ type: "TurnStart", turn_index: 0, message_id: "m", model: "claude-sonnet-4-5" }),
+    ];
+    for (let i = 0; i < 3; i++) lines.push(delta(i));
+    fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    /** Descriptors of this process open on `file` (Linux: /proc/self/fd). */
+    const fdsOnFile = (): number =>
+      fs.readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
+        } catch {
+          return false;
+        }
+      }).length;
+    const task = await IngestTask.start(
+      {
+        agentId,
+        workspace: "demo",
+        sessionDir,
+        endpoint: { scheme: "unix", path: sock },
+        transport: {},
+        specModel: null,
+      },
+      {
+        db: h.db.prisma,
+        store: h.store,
+        prices: DEFAULT_PRICES,
+        metrics: newFleetMetrics(),
+        log: silentLogger,
+        tailIntervalMs: 20,
+      },
+    );
+    onCleanup(() => task.stop());
+    await waitFor(async () => (await storedLines(h, agentId)).length === 4, 10_000, "first lines stored");
+    // Appends to the held file are read through it; one descriptor, however many wake-ups.
+    for (let i = 3; i < 6; i++) {
+      lines.push(delta(i));
+      fs.appendFileSync(file, `${lines[lines.length - 1]}\n`);
+      await waitFor(
+        async () => (await storedLines(h, agentId)).length === lines.length,
+        10_000,
+        `line ${i} stored`,
+      );
+      if (process.platform === "linux") expect(fdsOnFile()).toBe(1);
+    }
+    // The path now names another file (a new inode) with the same prefix and more lines: the task
+    // must read the new file, not wait on the held one forever.
+    for (let i = 6; i < 9; i++) lines.push(delta(i));
+    fs.writeFileSync(`${file}.new`, `${lines.join("\n")}\n`);
+    fs.renameSync(`${file}.new`, file);
+    await waitFor(
+      async () => (await storedLines(h, agentId)).length === lines.length,
+      10_000,
+      "replaced file read",
+    );
+    expect(await storedLines(h, agentId)).toEqual(lines);
+    lines.push(
+      JSON.stringify({
+        type: "TurnEnd",
+        turn_index: 0,
+        stop_reason: "end_turn",
+        usage: { input_tokens: 1, output_tokens: 1 },
+      }),
+    );
+    fs.appendFileSync(file, `${lines[lines.length - 1]}\n`);
+    await waitFor(
+      async () => (await storedLines(h, agentId)).length === lines.length,
+      10_000,
+      "appended to the new file",
+    );
+    await task.finish(500);
+    expect(await storedLines(h, agentId)).toEqual(lines);
+    if (process.platform === "linux") expect(fdsOnFile()).toBe(0);
+  }, 60_000);
 
   it("frames arriving every millisecond wake the reader without piling listeners on its abort signal", async () => {
     const warnings: string[] = [];
