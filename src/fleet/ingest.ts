@@ -86,9 +86,10 @@ export const MAX_READ_BYTES = 1 << 20;
 /**
  * Bytes the tail loop reads at once through its held handle on stdout.ndjson (issue 17: one
  * `read` per wake-up instead of open + fstat + read + close). A read that fills it is a backlog and
- * goes through the sized path ({@link MAX_READ_BYTES} slices).
+ * goes through the sized path ({@link MAX_READ_BYTES} slices). One buffer this size per file-mode
+ * task, allocated at its first read.
  */
-export const TAIL_READ_BYTES = 64 * 1024;
+export const TAIL_READ_BYTES = 16 * 1024;
 
 /** The worker's replay window (protocol §3.2): at most this many lines are re-sent on connect. */
 export const REPLAY_WINDOW = 1024;
@@ -250,8 +251,8 @@ export class IngestTask {
   private knownSize = 0;
   /** stdout.ndjson held open by the tail loop between wake-ups, with its identity; null when not held. */
   private held: { fh: fsp.FileHandle; dev: number; ino: number } | null = null;
-  /** The tail loop's read buffer ({@link TAIL_READ_BYTES}; what it commits is copied out). */
-  private readonly tailBuf = Buffer.allocUnsafe(TAIL_READ_BYTES);
+  /** The tail loop's read buffer ({@link TAIL_READ_BYTES}, at the first read; what it commits is copied out). */
+  private tailBuf: Buffer | null = null;
   /** The self-ending of the task (finish + onEnded) once its loop ended by itself. */
   private settling: Promise<void> | null = null;
   private stopped = false;
@@ -550,10 +551,11 @@ export class IngestTask {
       }
     }
     const { fh } = this.held;
+    const buf = (this.tailBuf ??= Buffer.allocUnsafe(TAIL_READ_BYTES));
     const offset = this.cursor.byteOffset;
     let bytesRead: number;
     try {
-      ({ bytesRead } = await fh.read(this.tailBuf, 0, TAIL_READ_BYTES, offset));
+      ({ bytesRead } = await fh.read(buf, 0, TAIL_READ_BYTES, offset));
     } catch {
       await this.dropHeld();
       return false;
@@ -561,7 +563,7 @@ export class IngestTask {
     if (bytesRead === TAIL_READ_BYTES) return this.readFileOnce(false);
     if (bytesRead > 0) {
       // A short read of a regular file ends at its end: the size is known without an fstat.
-      const data = Buffer.from(this.tailBuf.subarray(0, bytesRead));
+      const data = Buffer.from(buf.subarray(0, bytesRead));
       const size = offset + bytesRead;
       this.knownSize = Math.max(this.knownSize, size);
       this.lagBytes = 0;
