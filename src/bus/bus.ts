@@ -174,11 +174,11 @@ export class EventBus {
     }
     if (this.isClosed) return;
     this.stats.published++;
+    // Both lists are taken before any filter runs: a subscription made by a filter during this
+    // publish never gets this event, scoped or not.
+    const scoped = event.agentId === "" ? undefined : this.byAgent.get(event.agentId);
     this.offer(this.subs, event);
-    if (event.agentId !== "") {
-      const scoped = this.byAgent.get(event.agentId);
-      if (scoped !== undefined) this.offer(scoped, event);
-    }
+    if (scoped !== undefined) this.offer(scoped, event);
   }
 
   /** Run each open subscription's filter on `event` and push it where wanted (see publish). */

@@ -251,6 +251,8 @@ export class IngestTask {
   private knownSize = 0;
   /** stdout.ndjson held open by the tail loop between wake-ups, with its identity; null when not held. */
   private held: { fh: fsp.FileHandle; dev: number; ino: number } | null = null;
+  /** The last open error (code) the tail loop logged, so each kind is said once. */
+  private openErrorLogged: string | null = null;
   /** The tail loop's read buffer ({@link TAIL_READ_BYTES}, at the first read; what it commits is copied out). */
   private tailBuf: Buffer | null = null;
   /** The self-ending of the task (finish + onEnded) once its loop ended by itself. */
@@ -492,16 +494,19 @@ export class IngestTask {
    * Read what the worker appended since the cursor (at most {@link MAX_READ_BYTES}, widened for
    * one longer line) and commit its complete lines, byte for byte. With `final` (the worker has
    * exited) and the read reaching the end of the file, a trailing line without `\n` is taken as the
-   * last line. Opens the file by its path each time (the finish path and backlogs; the tail loop
-   * reads through {@link tailOnce}).
+   * last line. Reads through `held` when given (the tail loop's handle, left open), else opens the
+   * file by its path for this read (the finish path).
    * @returns true when something was committed.
    */
-  private async readFileOnce(final: boolean): Promise<boolean> {
+  private async readFileOnce(final: boolean, held?: fsp.FileHandle): Promise<boolean> {
     let fh: fsp.FileHandle;
-    try {
-      fh = await fsp.open(this.file, "r");
-    } catch {
-      return false; // not created yet, or already removed
+    if (held) fh = held;
+    else {
+      try {
+        fh = await fsp.open(this.file, "r");
+      } catch {
+        return false; // not created yet, or already removed
+      }
     }
     try {
       const st = await fh.stat();
@@ -521,17 +526,21 @@ export class IngestTask {
       }
       return await this.commitRead(data, offset, size, final, () => Promise.resolve(st.mtimeMs));
     } finally {
-      await fh.close();
+      if (!held) await fh.close();
     }
   }
 
   /**
    * The tail loop's read (file mode, worker running): through a handle on stdout.ndjson held
    * between wake-ups, one `read` of up to {@link TAIL_READ_BYTES} at the cursor — a frame's doorbell
-   * costs one system call, not four. A read that fills the buffer (a backlog) goes to
-   * {@link readFileOnce}. When nothing new is there, the path is checked to still name the held
-   * file: removed or replaced (another inode), the handle is dropped and the path reopened next time,
-   * so the task never reads a stale file. Never takes a trailing partial line (the worker is live).
+   * costs one system call, not four. A read that fills the buffer (a backlog) goes on through the
+   * same handle in sized slices ({@link readFileOnce}). Whenever a wake-up commits nothing, the
+   * path is checked to still name the held file: removed or replaced (another inode), the handle is
+   * drained (what was appended to it meanwhile is committed), then dropped once it gives nothing
+   * more, and the path reopened at the next wake-up. So lines a worker keeps appending to a file
+   * that was renamed away are read until they stop; then the file at the path is read. Never takes a
+   * trailing partial line (the worker is live). Holds one descriptor per running file-mode task
+   * besides its stream socket (Node raises the soft descriptor limit to the hard one at start).
    * @returns true when something was committed.
    */
   private async tailOnce(): Promise<boolean> {
@@ -539,8 +548,14 @@ export class IngestTask {
       let fh: fsp.FileHandle;
       try {
         fh = await fsp.open(this.file, "r");
-      } catch {
-        return false; // not created yet, or already removed
+      } catch (err) {
+        // Not created yet, or already removed: wait. Anything else (EMFILE, EACCES) is said once.
+        const code = (err as NodeJS.ErrnoException).code ?? String(err);
+        if (code !== "ENOENT" && code !== this.openErrorLogged) {
+          this.openErrorLogged = code;
+          this.log.warn({ err, file: this.file }, "cannot open stdout.ndjson; retrying at each wake-up");
+        }
+        return false;
       }
       try {
         const st = await fh.stat();
@@ -560,13 +575,19 @@ export class IngestTask {
       await this.dropHeld();
       return false;
     }
-    if (bytesRead === TAIL_READ_BYTES) return this.readFileOnce(false);
-    if (bytesRead > 0) {
+    if (bytesRead === TAIL_READ_BYTES) {
+      try {
+        if (await this.readFileOnce(false, fh)) return true;
+      } catch {
+        await this.dropHeld();
+        return false;
+      }
+    } else if (bytesRead > 0) {
       // A short read of a regular file ends at its end: the size is known without an fstat.
       const data = Buffer.from(buf.subarray(0, bytesRead));
       const size = offset + bytesRead;
       this.knownSize = Math.max(this.knownSize, size);
-      this.lagBytes = 0;
+      this.lagBytes = bytesRead; // until committed (commitRead lowers it slice by slice)
       const mtime = (): Promise<number | undefined> =>
         fh.stat().then(
           (st) => st.mtimeMs,
@@ -576,12 +597,21 @@ export class IngestTask {
     } else {
       this.lagBytes = 0;
     }
-    // Nothing new (or only a partial line): is the path still the held file?
+    // Nothing committed (nothing new, a partial line, or a failed commit): is the path still the
+    // held file?
     const same = await fsp.stat(this.file).then(
       (st) => st.dev === this.held?.dev && st.ino === this.held?.ino,
       () => false,
     );
-    if (!same) await this.dropHeld();
+    if (same) return false;
+    // Removed or replaced: what was appended to the held file since the read above is still read
+    // through it; once it gives nothing more, the path is reopened at the next wake-up.
+    try {
+      if (await this.readFileOnce(false, fh)) return true;
+    } catch {
+      // unreadable now: drop it
+    }
+    await this.dropHeld();
     return false;
   }
 

@@ -218,19 +218,23 @@ describe("EventBus", () => {
   it("a filter that closes or adds subscribers during publish does not disturb delivery", async () => {
     const bus = new EventBus();
     let late: BusSubscription | undefined;
+    let lateScoped: BusSubscription | undefined;
     const victim = bus.subscribe(() => true);
     const meddler = bus.subscribe(() => {
       victim.close();
       late ??= bus.subscribe(() => true);
+      lateScoped ??= bus.subscribe(() => true, { agentId: "a" }); // scoped to this very event's agent
       return true;
     });
     bus.publish(ev("a", 1));
     bus.publish(ev("a", 2));
     expect(seqsOf(await drainNow(meddler))).toEqual([1, 2]);
     expect(late && seqsOf(await drainNow(late))).toEqual([2]);
+    expect(lateScoped && seqsOf(await drainNow(lateScoped))).toEqual([2]);
     expect(victim.closed).toBe(true);
     meddler.close();
     late?.close();
+    lateScoped?.close();
     expect(bus.listenerCount()).toBe(0);
   });
 

@@ -2,7 +2,13 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { IngestTask, MAX_READ_BYTES, REPLAY_WINDOW, abortableSleep } from "../../src/fleet/ingest.js";
+import {
+  IngestTask,
+  MAX_READ_BYTES,
+  REPLAY_WINDOW,
+  TAIL_READ_BYTES,
+  abortableSleep,
+} from "../../src/fleet/ingest.js";
 import { newFleetMetrics } from "../../src/fleet/metrics.js";
 import { DEFAULT_PRICES } from "../../src/fleet/pricing.js";
 import { silentLogger } from "../../src/log.js";
@@ -353,6 +359,81 @@ describe("exactly-once ingest", () => {
     await task.finish(500);
     expect(await storedLines(h, agentId)).toEqual(lines);
     if (process.platform === "linux") expect(fdsOnFile()).toBe(0);
+  }, 60_000);
+
+  it("a backlog left in a held transcript that was removed is read through the handle, in full", async () => {
+    const d = await daemon(1);
+    const h = await fleet(d);
+    const agentId = "fedcba012345";
+    await h.db.prisma.agent.create({
+      data: {
+        id: agentId,
+        workspace: "demo",
+        name: "removed",
+        status: "running",
+        spec: {},
+        startedAt: new Date(),
+      },
+    });
+    const sessionDir = tmpDir();
+    const file = path.join(sessionDir, "stdout.ndjson");
+    const sock = path.join(sessionDir, "worker.sock");
+    const conns = new Set<net.Socket>();
+    const server = net.createServer((c) => {
+      conns.add(c);
+      c.on("close", () => conns.delete(c));
+    });
+    await new Promise<void>((r) => server.listen(sock, r));
+    onCleanup(async () => {
+      for (const c of conns) c.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    });
+    const delta = (i: number) =>
+      JSON.stringify({
+        type: "AssistantTextDelta",
+        turn_index: 0,
+        content_block_index: i % 2,
+        text: `r${i} `.padEnd(60, "."),
+      });
+    const lines = [
+      JSON.stringify({ type: "TurnStart", turn_index: 0, message_id: "m", model: "claude-sonnet-4-5" }),
+    ];
+    fs.writeFileSync(file, `${lines[0]}\n`);
+    const task = await IngestTask.start(
+      {
+        agentId,
+        workspace: "demo",
+        sessionDir,
+        endpoint: { scheme: "unix", path: sock },
+        transport: {},
+        specModel: null,
+      },
+      {
+        db: h.db.prisma,
+        store: h.store,
+        prices: DEFAULT_PRICES,
+        metrics: newFleetMetrics(),
+        log: silentLogger,
+        tailIntervalMs: 1_500,
+      },
+    );
+    onCleanup(() => task.stop());
+    await waitFor(async () => (await storedLines(h, agentId)).length === 1, 10_000, "first line stored", 10);
+    // Before the next wake-up: far more than one tail read (TAIL_READ_BYTES) appended, then the
+    // file removed. The held handle still reaches every byte.
+    const more: string[] = [];
+    for (let i = 0; i < 1_000; i++) more.push(delta(i));
+    fs.appendFileSync(file, `${more.join("\n")}\n`);
+    expect(more.join("\n").length).toBeGreaterThan(2 * TAIL_READ_BYTES);
+    fs.unlinkSync(file);
+    lines.push(...more);
+    await waitFor(
+      async () => (await storedLines(h, agentId)).length === lines.length,
+      10_000,
+      "the backlog stored",
+    );
+    await task.finish(500);
+    expect(await storedLines(h, agentId)).toEqual(lines);
   }, 60_000);
 
   it("frames arriving every millisecond wake the reader without piling listeners on its abort signal", async () => {
