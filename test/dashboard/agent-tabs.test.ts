@@ -230,8 +230,16 @@ describe("agent view tabs", { timeout: 90_000 }, () => {
     const less = box.getByRole("button", { name: "Show less" });
     await expect(less.getAttribute("aria-expanded")).resolves.toBe("true");
     await expect(size().then((s) => s.whole)).resolves.toBe(false);
+    // Any fleet change redraws the facts (another run starting here): the prompt stays expanded.
+    const before = await less.elementHandle();
+    const other = await spawn("another run while the prompt is open");
+    await eventually(() => before?.evaluate((b) => b.isConnected)).toBe(false);
+    await expect(less.getAttribute("aria-expanded")).resolves.toBe("true");
+    await eventually(() => size().then((s) => s.whole)).toBe(false);
+    // The other run's changes keep redrawing the facts while it runs: read sizes once it is done.
+    await waitFor(() => h.app.fleet.state.agent(other)?.status === "done", 15_000, "the other run done");
     await less.click();
-    await expect(size()).resolves.toEqual({ shown: 6, whole: true });
+    await eventually(size).toEqual({ shown: 6, whole: true });
 
     const message = page
       .getByRole("region", { name: "Timeline" })

@@ -20,7 +20,14 @@ import { h, replaceChildren, type Child } from "./dom.js";
 import { formatCost, formatDateTime, formatTokens, statusLabel } from "./format.js";
 import { ReportView } from "./report-view.js";
 import { agentTabHref, AGENT_TABS, tabFromHash, Tabs, type AgentTab } from "./tabs.js";
-import { carryOpenState, collapsible, exitCodeText, renderEntry, workerLogBlock } from "./timeline-view.js";
+import {
+  carryOpenState,
+  collapsible,
+  exitCodeText,
+  renderEntry,
+  setExpanded,
+  workerLogBlock,
+} from "./timeline-view.js";
 
 /** How long to wait after a turn's end before re-reading the agent's totals, ms. */
 const REFRESH_DEBOUNCE_MS = 500;
@@ -228,7 +235,14 @@ export class AgentView {
     const note = listed ? "" : " (no longer listed by caliband)";
     this.statusLine.textContent = `Status: ${statusLabel(agent.status)}${note}`;
     this.statusLine.dataset["status"] = agent.status;
+    // Every fleet change redraws the facts: a prompt the reader expanded stays expanded.
+    const expanded = [...this.facts.querySelectorAll<HTMLElement>(".collapsible")].map(
+      (b) => b.dataset["collapsed"] === "false",
+    );
     replaceChildren(this.facts, factRows(agent, gone?.replacedBy ?? null));
+    this.facts.querySelectorAll<HTMLElement>(".collapsible").forEach((b, i) => {
+      if (expanded[i]) setExpanded(b, true);
+    });
     this.showFailure(agent.failure);
   }
 
