@@ -60,6 +60,77 @@ async function finished(h: FleetHarness, agentId: string): Promise<void> {
   );
 }
 
+/** A TurnStart line and `AssistantTextDelta` lines (alternating blocks, so none coalesce). */
+const turnStartLine = JSON.stringify({
+  type: "TurnStart",
+  turn_index: 0,
+  message_id: "m",
+  model: "claude-sonnet-4-5",
+});
+const deltaLine = (i: number, text: string): string =>
+  JSON.stringify({ type: "AssistantTextDelta", turn_index: 0, content_block_index: i % 2, text });
+
+/**
+ * A file-mode IngestTask on a session dir of its own whose stdout.ndjson starts as `lines`, for a
+ * running agent row `agentId`, with a live worker's endpoint that accepts and stays quiet (so the
+ * task keeps tailing the file). Stopped at cleanup.
+ */
+async function heldTail(
+  h: FleetHarness,
+  agentId: string,
+  lines: string[],
+  tailIntervalMs: number,
+): Promise<{ task: IngestTask; file: string }> {
+  await h.db.prisma.agent.create({
+    data: {
+      id: agentId,
+      workspace: "demo",
+      name: "tail",
+      status: "running",
+      spec: {},
+      startedAt: new Date(),
+    },
+  });
+  const sessionDir = tmpDir();
+  const file = path.join(sessionDir, "stdout.ndjson");
+  const sock = path.join(sessionDir, "worker.sock");
+  const conns = new Set<net.Socket>();
+  const server = net.createServer((c) => {
+    conns.add(c);
+    c.on("close", () => conns.delete(c));
+  });
+  await new Promise<void>((r) => server.listen(sock, r));
+  onCleanup(async () => {
+    for (const c of conns) c.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+  fs.writeFileSync(file, `${lines.join("\n")}\n`);
+  const task = await IngestTask.start(
+    {
+      agentId,
+      workspace: "demo",
+      sessionDir,
+      endpoint: { scheme: "unix", path: sock },
+      transport: {},
+      specModel: null,
+    },
+    {
+      db: h.db.prisma,
+      store: h.store,
+      prices: DEFAULT_PRICES,
+      metrics: newFleetMetrics(),
+      log: silentLogger,
+      tailIntervalMs,
+    },
+  );
+  onCleanup(() => task.stop());
+  return { task, file };
+}
+
+/** Wait until every one of `lines` is stored for `agentId`. */
+const allStored = (h: FleetHarness, agentId: string, lines: string[], what: string): Promise<unknown> =>
+  waitFor(async () => (await storedLines(h, agentId)).length === lines.length, 10_000, what, 10);
+
 describe("abortableSleep", () => {
   it("leaves no abort listener behind, however many times a long-lived signal is used", async () => {
     const { EventEmitter } = await import("node:events");
@@ -252,45 +323,11 @@ describe("exactly-once ingest", () => {
   }, 90_000);
 
   it("the tail loop holds stdout.ndjson open between reads, follows a file replaced at its path, and keeps no descriptor after the run", async () => {
-    const d = await daemon(1);
-    const h = await fleet(d);
+    const h = await fleet(await daemon(1));
     const agentId = "fedcbafedcba";
-    await h.db.prisma.agent.create({
-      data: {
-        id: agentId,
-        workspace: "demo",
-        name: "tail",
-        status: "running",
-        spec: {},
-        startedAt: new Date(),
-      },
-    });
-    const sessionDir = tmpDir();
-    const file = path.join(sessionDir, "stdout.ndjson");
-    // A live worker's endpoint: accepts and stays quiet, so the task keeps tailing the file.
-    const sock = path.join(sessionDir, "worker.sock");
-    const conns = new Set<net.Socket>();
-    const server = net.createServer((c) => {
-      conns.add(c);
-      c.on("close", () => conns.delete(c));
-    });
-    await new Promise<void>((r) => server.listen(sock, r));
-    onCleanup(async () => {
-      for (const c of conns) c.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    });
-    const delta = (i: number) =>
-      JSON.stringify({
-        type: "AssistantTextDelta",
-        turn_index: 0,
-        content_block_index: i % 2,
-        text: `t${i} `,
-      });
-    const lines = [
-      JSON.stringify({ type: "TurnStart", turn_index: 0, message_id: "m", model: "claude-sonnet-4-5" }),
-    ];
-    for (let i = 0; i < 3; i++) lines.push(delta(i));
-    fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    const lines = [turnStartLine];
+    for (let i = 0; i < 3; i++) lines.push(deltaLine(i, `t${i} `));
+    const { task, file } = await heldTail(h, agentId, lines, 20);
     /** Descriptors of this process open on `file` (Linux: /proc/self/fd). */
     const fdsOnFile = (): number =>
       fs.readdirSync("/proc/self/fd").filter((fd) => {
@@ -300,47 +337,20 @@ describe("exactly-once ingest", () => {
           return false;
         }
       }).length;
-    const task = await IngestTask.start(
-      {
-        agentId,
-        workspace: "demo",
-        sessionDir,
-        endpoint: { scheme: "unix", path: sock },
-        transport: {},
-        specModel: null,
-      },
-      {
-        db: h.db.prisma,
-        store: h.store,
-        prices: DEFAULT_PRICES,
-        metrics: newFleetMetrics(),
-        log: silentLogger,
-        tailIntervalMs: 20,
-      },
-    );
-    onCleanup(() => task.stop());
-    await waitFor(async () => (await storedLines(h, agentId)).length === 4, 10_000, "first lines stored");
+    await allStored(h, agentId, lines, "first lines stored");
     // Appends to the held file are read through it; one descriptor, however many wake-ups.
     for (let i = 3; i < 6; i++) {
-      lines.push(delta(i));
+      lines.push(deltaLine(i, `t${i} `));
       fs.appendFileSync(file, `${lines[lines.length - 1]}\n`);
-      await waitFor(
-        async () => (await storedLines(h, agentId)).length === lines.length,
-        10_000,
-        `line ${i} stored`,
-      );
+      await allStored(h, agentId, lines, `line ${i} stored`);
       if (process.platform === "linux") expect(fdsOnFile()).toBe(1);
     }
     // The path now names another file (a new inode) with the same prefix and more lines: the task
     // must read the new file, not wait on the held one forever.
-    for (let i = 6; i < 9; i++) lines.push(delta(i));
+    for (let i = 6; i < 9; i++) lines.push(deltaLine(i, `t${i} `));
     fs.writeFileSync(`${file}.new`, `${lines.join("\n")}\n`);
     fs.renameSync(`${file}.new`, file);
-    await waitFor(
-      async () => (await storedLines(h, agentId)).length === lines.length,
-      10_000,
-      "replaced file read",
-    );
+    await allStored(h, agentId, lines, "replaced file read");
     expect(await storedLines(h, agentId)).toEqual(lines);
     lines.push(
       JSON.stringify({
@@ -351,87 +361,27 @@ describe("exactly-once ingest", () => {
       }),
     );
     fs.appendFileSync(file, `${lines[lines.length - 1]}\n`);
-    await waitFor(
-      async () => (await storedLines(h, agentId)).length === lines.length,
-      10_000,
-      "appended to the new file",
-    );
+    await allStored(h, agentId, lines, "appended to the new file");
     await task.finish(500);
     expect(await storedLines(h, agentId)).toEqual(lines);
     if (process.platform === "linux") expect(fdsOnFile()).toBe(0);
   }, 60_000);
 
   it("a backlog left in a held transcript that was removed is read through the handle, in full", async () => {
-    const d = await daemon(1);
-    const h = await fleet(d);
+    const h = await fleet(await daemon(1));
     const agentId = "fedcba012345";
-    await h.db.prisma.agent.create({
-      data: {
-        id: agentId,
-        workspace: "demo",
-        name: "removed",
-        status: "running",
-        spec: {},
-        startedAt: new Date(),
-      },
-    });
-    const sessionDir = tmpDir();
-    const file = path.join(sessionDir, "stdout.ndjson");
-    const sock = path.join(sessionDir, "worker.sock");
-    const conns = new Set<net.Socket>();
-    const server = net.createServer((c) => {
-      conns.add(c);
-      c.on("close", () => conns.delete(c));
-    });
-    await new Promise<void>((r) => server.listen(sock, r));
-    onCleanup(async () => {
-      for (const c of conns) c.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    });
-    const delta = (i: number) =>
-      JSON.stringify({
-        type: "AssistantTextDelta",
-        turn_index: 0,
-        content_block_index: i % 2,
-        text: `r${i} `.padEnd(60, "."),
-      });
-    const lines = [
-      JSON.stringify({ type: "TurnStart", turn_index: 0, message_id: "m", model: "claude-sonnet-4-5" }),
-    ];
-    fs.writeFileSync(file, `${lines[0]}\n`);
-    const task = await IngestTask.start(
-      {
-        agentId,
-        workspace: "demo",
-        sessionDir,
-        endpoint: { scheme: "unix", path: sock },
-        transport: {},
-        specModel: null,
-      },
-      {
-        db: h.db.prisma,
-        store: h.store,
-        prices: DEFAULT_PRICES,
-        metrics: newFleetMetrics(),
-        log: silentLogger,
-        tailIntervalMs: 1_500,
-      },
-    );
-    onCleanup(() => task.stop());
-    await waitFor(async () => (await storedLines(h, agentId)).length === 1, 10_000, "first line stored", 10);
+    const lines = [turnStartLine];
+    const { task, file } = await heldTail(h, agentId, lines, 1_500);
+    await allStored(h, agentId, lines, "first line stored");
     // Before the next wake-up: far more than one tail read (TAIL_READ_BYTES) appended, then the
     // file removed. The held handle still reaches every byte.
     const more: string[] = [];
-    for (let i = 0; i < 1_000; i++) more.push(delta(i));
+    for (let i = 0; i < 1_000; i++) more.push(deltaLine(i, `r${i} `.padEnd(60, ".")));
     fs.appendFileSync(file, `${more.join("\n")}\n`);
     expect(more.join("\n").length).toBeGreaterThan(2 * TAIL_READ_BYTES);
     fs.unlinkSync(file);
     lines.push(...more);
-    await waitFor(
-      async () => (await storedLines(h, agentId)).length === lines.length,
-      10_000,
-      "the backlog stored",
-    );
+    await allStored(h, agentId, lines, "the backlog stored");
     await task.finish(500);
     expect(await storedLines(h, agentId)).toEqual(lines);
   }, 60_000);
