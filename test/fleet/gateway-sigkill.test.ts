@@ -78,6 +78,15 @@ describe("gateway SIGKILL mid-run", () => {
       60_000,
       "ingest finished",
     );
+    // The run's end (its status_changed and the row's status) is recorded after the ingest
+    // finishes, in its own transaction: wait for it before counting the stream's events.
+    await waitFor(
+      () =>
+        (reader.prepare(`SELECT status FROM "Agent" WHERE id = ?`).get(id) as { status: string } | undefined)
+          ?.status === "done",
+      60_000,
+      "run recorded done",
+    );
     const frames = reader
       .prepare(`SELECT line, text FROM "Frame" WHERE agentId = ? ORDER BY line`)
       .all(id) as { line: number; text: string }[];

@@ -40,7 +40,10 @@ async function gateway(d: DaemonFixture, dataDir?: string, pollIntervalMs = 100)
     runtimeDir: d.ws.runtime,
     ...(dataDir ? { dataDir } : {}),
     pollIntervalMs,
-    deadlines: { spawn: 400, list: 400, status: 400 },
+    // The spawn's deadline is short (its reply is lost while the daemon is stopped); the lists'
+    // leave room for a loaded machine once it answers again: two lists timing out in a row after
+    // the resume would put the queue's next look (5 s, then 10 s later) past the test's wait.
+    deadlines: { spawn: 400, list: 1_500, status: 1_500 },
     startupTimeoutMs: 400,
   });
   if (!dataDir) await f.fleet.addWorkspace({ name: "demo", root: d.ws.root });
@@ -74,11 +77,11 @@ describe("launch queue against a daemon that does not answer", () => {
     const prompt = "stopped daemon fake:hold=1000";
     d.daemon.pause();
     const { launch } = await queue.enqueue(request(prompt));
-    // The spawn (400 ms deadline) and the list asked after it (400 ms) both time out.
+    // The spawn (400 ms deadline) and the list asked after it (1.5 s) both time out.
     await waitFor(async () => {
       const a = await f.db.prisma.launchAttempt.findFirst({ where: { launchId: launch.id } });
-      return a !== null && Date.now() - a.requestedAt.getTime() > 2_500;
-    }, 5_000);
+      return a !== null && Date.now() - a.requestedAt.getTime() > 3_500;
+    }, 8_000);
     expect((await f.db.prisma.launch.findUniqueOrThrow({ where: { id: launch.id } })).state).toBe(
       "DISPATCHED",
     );
@@ -116,7 +119,7 @@ describe("launch queue against a daemon that does not answer", () => {
     const answered = await queue.cancel(launch.id, "alice");
     expect(answered.state).toBe("DISPATCHED"); // it cannot be known yet whether a run exists
     // The spawn and the lists after it time out while the daemon is stopped.
-    await new Promise((r) => setTimeout(r, 2_500));
+    await new Promise((r) => setTimeout(r, 3_500));
     expect((await f.db.prisma.launch.findUniqueOrThrow({ where: { id: launch.id } })).state).toBe(
       "DISPATCHED",
     );
