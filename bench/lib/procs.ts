@@ -127,10 +127,48 @@ export interface ProcSample {
   rssBytes: number;
 }
 
-/** Read CPU time and RSS of `pid` (pidusage; /proc on Linux). */
+/**
+ * Pids of the children of `pid` that are a gateway's capture helper (src/capture/git-launcher.ts:
+ * a process of the gateway's own, started to launch git; Linux /proc, none elsewhere).
+ */
+function helperPids(pid: number): number[] {
+  try {
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+    if (children === "") return [];
+    return children
+      .split(" ")
+      .map(Number)
+      .filter((c) => {
+        try {
+          return fs.readFileSync(`/proc/${c}/cmdline`, "utf8").includes("git-exec-helper.mjs");
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Read CPU time and RSS of `pid` (pidusage; /proc on Linux), its capture helper's included: the
+ * gateway starts git through that helper, so what starting git costs is the gateway's (the git
+ * processes themselves are not counted, as before the helper).
+ */
 export async function sampleProc(pid: number): Promise<ProcSample> {
   const s = await pidusage(pid);
-  return { at: Date.now(), cpuMs: s.ctime, rssBytes: s.memory };
+  let cpuMs = s.ctime;
+  let rssBytes = s.memory;
+  for (const h of helperPids(pid)) {
+    try {
+      const hs = await pidusage(h);
+      cpuMs += hs.ctime;
+      rssBytes += hs.memory;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return { at: Date.now(), cpuMs, rssBytes };
 }
 
 /** CPU of a process over a window, as a fraction of one core (1.0 = one core busy). */

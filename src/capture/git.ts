@@ -1,13 +1,13 @@
 /**
- * The one way change capture runs git (issue 16 item 1): `node:child_process` `execFile` — never a
- * shell — with a deadline (SIGKILL when it passes), a bound on what it may print, an environment
+ * The one way change capture runs git (issue 16 item 1): `execFile` — never a shell — in the
+ * capture's helper process (./git-launcher.ts, issue 17), with a deadline (SIGKILL when it passes), a bound on what it may print, an environment
  * built from an allowlist (nothing else of the gateway's environment reaches git: no tokens, no
  * GIT_DIR/GIT_WORK_TREE of whoever started the gateway) and configuration that keeps a user's
  * repository from running anything of its own (`core.fsmonitor=false`, `core.hooksPath=/dev/null`).
  * Why not simple-git: docs/design-notes.md ("Change capture").
  */
-import { execFile, type ExecFileOptionsWithBufferEncoding } from "node:child_process";
 import fs from "node:fs";
+import { launchGit } from "./git-launcher.js";
 
 /**
  * Why a git call failed:
@@ -126,50 +126,32 @@ function classify(err: ExecFailure, args: readonly string[], timedOut: boolean):
  *   (a clean filter that hangs) is not killed with it: execFile gives no process group; it ends on
  *   its own, and its output no longer reaches us (the pipes are closed at the deadline).
  */
-export function runGitRaw(args: readonly string[], opts: GitOptions): Promise<Buffer> {
+export async function runGitRaw(args: readonly string[], opts: GitOptions): Promise<Buffer> {
   const argv = [...FIXED_CONFIG, ...(opts.gitDir !== undefined ? [`--git-dir=${opts.gitDir}`] : []), ...args];
   const started = Date.now();
-  return new Promise<Buffer>((resolve, reject) => {
-    let child: ReturnType<typeof execFile> | undefined;
-    try {
-      const options: ExecFileOptionsWithBufferEncoding = {
-        ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
-        env: gitEnv(opts),
-        encoding: "buffer",
-        timeout: Math.max(1, Math.floor(opts.timeoutMs)),
-        killSignal: "SIGKILL",
-        maxBuffer: opts.maxOutputBytes,
-        windowsHide: true,
-        shell: false,
-      };
-      child = execFile("git", argv, options, (err, stdout, stderr) => {
-        if (!err) {
-          resolve(stdout);
-          return;
-        }
-        const e = err as ExecFailure;
-        e.stderr = stderr;
-        // A cwd that does not exist makes spawn fail with ENOENT (as if git were missing).
-        if (e.code === "ENOENT" && opts.cwd !== undefined && /spawn/.test(e.message)) {
-          reject(
-            fs.existsSync(opts.cwd)
-              ? classify(e, args, false)
-              : new GitError("not_a_repository", `no such directory: ${opts.cwd}`, args),
-          );
-          return;
-        }
-        reject(classify(e, args, e.killed === true && Date.now() - started >= opts.timeoutMs));
-      });
-    } catch (err) {
-      reject(new GitError("failed", firstLine((err as Error).message), args));
-      return;
-    }
-    child.stdin?.on("error", () => {
-      // git exited before reading all of its input: its exit status tells what happened
-    });
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
-    else child.stdin?.end();
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(gitEnv(opts))) if (v !== undefined) env[k] = v;
+  const r = await launchGit(argv, {
+    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    env,
+    timeoutMs: Math.max(1, Math.floor(opts.timeoutMs)),
+    maxBuffer: opts.maxOutputBytes,
+    ...(opts.input !== undefined ? { input: opts.input } : {}),
   });
+  if (r.error === null) return r.stdout;
+  const e: ExecFailure = Object.assign(new Error(r.error.message), {
+    code: r.error.code,
+    killed: r.error.killed,
+    signal: r.error.signal,
+    stderr: r.stderr,
+  });
+  // A cwd that does not exist makes spawn fail with ENOENT (as if git were missing).
+  if (e.code === "ENOENT" && opts.cwd !== undefined && /spawn/.test(e.message)) {
+    throw fs.existsSync(opts.cwd)
+      ? classify(e, args, false)
+      : new GitError("not_a_repository", `no such directory: ${opts.cwd}`, args);
+  }
+  throw classify(e, args, e.killed === true && Date.now() - started >= opts.timeoutMs);
 }
 
 /**

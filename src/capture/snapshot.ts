@@ -6,6 +6,7 @@
  * (CaptureService) points our refs at the result. docs/changes.md says what this writes.
  */
 import fs from "node:fs";
+import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { GitError, runGit, splitNul } from "./git.js";
@@ -225,9 +226,11 @@ export async function takeSnapshot(workingDir: string, opts: SnapshotOptions): P
       throw new NotCaptured("unborn", "the repository has no commit yet");
     throw notCapturedOf(err, workingDir);
   }
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "prospero-capture-"));
+  // The temp dir and the index copy go through fs/promises: a big repository's index is MiBs, and
+  // a copy on the event loop stalls every stream of the fleet (issue 17).
+  const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "prospero-capture-"));
   try {
-    fs.chmodSync(tmp, 0o700);
+    await fsp.chmod(tmp, 0o700);
     const index = path.join(tmp, "index");
     const withIndex = { ...inTop, indexFile: index };
     const listed = await listChanges(indexPath, index, withIndex);
@@ -266,7 +269,7 @@ export async function takeSnapshot(workingDir: string, opts: SnapshotOptions): P
     let unreadable: string | null = null;
     if (taken.length > 0) {
       const specFile = path.join(tmp, "pathspec");
-      fs.writeFileSync(specFile, taken.map((p) => `${p}\0`).join(""), { mode: 0o600 });
+      await fsp.writeFile(specFile, taken.map((p) => `${p}\0`).join(""), { mode: 0o600 });
       try {
         await runGit(
           ["add", "-A", "--ignore-errors", `--pathspec-from-file=${specFile}`, "--pathspec-file-nul"],
@@ -325,7 +328,7 @@ export async function takeSnapshot(workingDir: string, opts: SnapshotOptions): P
       capNote: capNoteOf(opts, tooLarge, overFiles, overBytes, unreadable),
     };
   } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    await fsp.rm(tmp, { recursive: true, force: true });
   }
 }
 
@@ -362,13 +365,13 @@ async function listChanges(
   let paths: string[] | null = null;
   try {
     // Only a regular file is copied (a FIFO or device there would block the copy).
-    if (!fs.lstatSync(ownIndex).isFile()) throw new Error("the index is not a regular file");
-    fs.copyFileSync(ownIndex, index);
+    if (!(await fsp.lstat(ownIndex)).isFile()) throw new Error("the index is not a regular file");
+    await fsp.copyFile(ownIndex, index);
     paths = await list();
   } catch (err) {
     if (err instanceof GitError && err.code !== "failed") throw err;
     // No index yet, or one this git cannot read as a copy (split index…): start from HEAD.
-    fs.rmSync(index, { force: true });
+    await fsp.rm(index, { force: true });
     await runGit(["read-tree", "HEAD"], withIndex);
     paths = await list();
   }
