@@ -95,7 +95,25 @@ export interface StreamLine {
   index: number;
   line: string;
   bytes: Buffer | null;
-  parsed: ParseFrameResult;
+  /**
+   * The line parsed as a frame: computed at the first read of this property (once), so a reader
+   * that only needs the line — the file-mode ingest's doorbell — never pays a JSON parse and
+   * validation per frame (issue 17).
+   */
+  readonly parsed: ParseFrameResult;
+}
+
+/** A {@link StreamLine} whose `parsed` is computed when first read. */
+class LazyStreamLine implements StreamLine {
+  private frame: ParseFrameResult | undefined;
+  constructor(
+    readonly index: number,
+    readonly line: string,
+    readonly bytes: Buffer | null,
+  ) {}
+  get parsed(): ParseFrameResult {
+    return (this.frame ??= parseFrame(this.line));
+  }
 }
 
 /**
@@ -123,7 +141,7 @@ export async function* openAgentStream(
     for await (const { line, bytes } of readLineEntries(socket, {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     })) {
-      yield { index, line, bytes, parsed: parseFrame(line) };
+      yield new LazyStreamLine(index, line, bytes);
       index++;
     }
     signal?.throwIfAborted();

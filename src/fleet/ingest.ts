@@ -23,6 +23,7 @@
  * When ingest must stop before the end of the output, an `ingest_gap` says how much and why.
  */
 import { isUtf8 } from "node:buffer";
+import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Endpoint } from "../caliband/wire.js";
@@ -90,6 +91,13 @@ export const MAX_READ_BYTES = 1 << 20;
  * task, allocated at its first read.
  */
 export const TAIL_READ_BYTES = 16 * 1024;
+
+/**
+ * How stdout.ndjson is opened: read-only and non-blocking, so a FIFO put in its place cannot hold
+ * the open (a thread of the pool) until someone writes to it; a file that is not a regular file is
+ * then never read. For a regular file the flag changes nothing.
+ */
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
 
 /** The worker's replay window (protocol §3.2): at most this many lines are re-sent on connect. */
 export const REPLAY_WINDOW = 1024;
@@ -257,6 +265,10 @@ export class IngestTask {
   private tailBuf: Buffer | null = null;
   /** The self-ending of the task (finish + onEnded) once its loop ended by itself. */
   private settling: Promise<void> | null = null;
+  /** A doorbell (a line on the stream socket) came since the tail loop last started a read. */
+  private rung = false;
+  /** The tail loop's last read committed lines and reached the end of the file as it was then. */
+  private tailAtEnd = false;
   private stopped = false;
   private finished: Promise<void> | null = null;
   private readonly log: Logger;
@@ -503,13 +515,14 @@ export class IngestTask {
     if (held) fh = held;
     else {
       try {
-        fh = await fsp.open(this.file, "r");
+        fh = await fsp.open(this.file, OPEN_FLAGS);
       } catch {
         return false; // not created yet, or already removed
       }
     }
     try {
       const st = await fh.stat();
+      if (!st.isFile()) return false; // a FIFO or device is never read (tailOnce says so)
       const size = st.size;
       this.knownSize = Math.max(this.knownSize, size);
       const offset = this.cursor.byteOffset;
@@ -547,7 +560,7 @@ export class IngestTask {
     if (this.held === null) {
       let fh: fsp.FileHandle;
       try {
-        fh = await fsp.open(this.file, "r");
+        fh = await fsp.open(this.file, OPEN_FLAGS);
       } catch (err) {
         // Not created yet, or already removed: wait. Anything else (EMFILE, EACCES) is said once.
         const code = (err as NodeJS.ErrnoException).code ?? String(err);
@@ -559,6 +572,15 @@ export class IngestTask {
       }
       try {
         const st = await fh.stat();
+        if (!st.isFile()) {
+          // A FIFO or device in its place would block a read: it is never read (said once).
+          await fh.close().catch(() => undefined);
+          if (this.openErrorLogged !== "not_regular") {
+            this.openErrorLogged = "not_regular";
+            this.log.warn({ file: this.file }, "stdout.ndjson is not a regular file; not read");
+          }
+          return false;
+        }
         this.held = { fh, dev: st.dev, ino: st.ino };
       } catch {
         await fh.close().catch(() => undefined);
@@ -569,8 +591,12 @@ export class IngestTask {
     const buf = (this.tailBuf ??= Buffer.allocUnsafe(TAIL_READ_BYTES));
     const offset = this.cursor.byteOffset;
     let bytesRead: number;
+    this.tailAtEnd = false;
     try {
-      ({ bytesRead } = await fh.read(buf, 0, TAIL_READ_BYTES, offset));
+      // Synchronous: at most TAIL_READ_BYTES of a regular file just written (the page cache), a
+      // copy of µs — where a thread-pool read costs a turn of the event loop per frame of every
+      // agent (issue 17: latency of the realistic fleet). A backlog goes through the async path.
+      bytesRead = fs.readSync(fh.fd, buf, 0, TAIL_READ_BYTES, offset);
     } catch {
       await this.dropHeld();
       return false;
@@ -593,7 +619,10 @@ export class IngestTask {
           (st) => st.mtimeMs,
           () => undefined,
         );
-      if (await this.commitRead(data, offset, size, false, mtime)) return true;
+      if (await this.commitRead(data, offset, size, false, mtime)) {
+        this.tailAtEnd = true;
+        return true;
+      }
     } else {
       this.lagBytes = 0;
     }
@@ -688,7 +717,7 @@ export class IngestTask {
     if (to - from > GAP_COUNT_MAX_BYTES) return null;
     let fh: fsp.FileHandle;
     try {
-      fh = await fsp.open(this.file, "r");
+      fh = await fsp.open(this.file, OPEN_FLAGS);
     } catch {
       return null;
     }
@@ -745,9 +774,12 @@ export class IngestTask {
   private async tailLoop(): Promise<void> {
     const tail = this.deps.tailIntervalMs ?? 100;
     while (!this.stopped) {
+      this.rung = false;
       const progressed = await this.tailOnce();
       if (this.checkEnded()) break;
-      if (!progressed) {
+      // After a read that reached the file's end, read again only when a doorbell rang meanwhile
+      // (or at the tail interval): an immediate second read would find nothing, for every frame.
+      if (!progressed || (this.tailAtEnd && !this.rung)) {
         // Until the tail interval passes, a line on the socket wakes us, or stop() aborts. The
         // timer and the abort listener go with the wake-up: at thousands of wake-ups a second,
         // leaving them to the timer piled listeners on the signal (MaxListenersExceededWarning).
@@ -764,7 +796,7 @@ export class IngestTask {
           const timer = setTimeout(done, wait);
           signal.addEventListener("abort", done, { once: true });
           this.wakeUp = done;
-          if (signal.aborted) done();
+          if (signal.aborted || this.rung) done();
         });
       }
     }
@@ -812,6 +844,7 @@ export class IngestTask {
           }
           // A doorbell: the worker wrote a frame, so read the file now instead of at the next
           // tail interval (if it is not on disk yet, the next line or the interval picks it up).
+          this.rung = true;
           this.wakeUp?.();
         }
       } catch (err) {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -80,6 +81,8 @@ async function heldTail(
   agentId: string,
   lines: string[],
   tailIntervalMs: number,
+  /** Put a FIFO at stdout.ndjson instead of a file holding `lines`. */
+  fifo = false,
 ): Promise<{ task: IngestTask; file: string }> {
   await h.db.prisma.agent.create({
     data: {
@@ -104,7 +107,8 @@ async function heldTail(
     for (const c of conns) c.destroy();
     await new Promise<void>((r) => server.close(() => r()));
   });
-  fs.writeFileSync(file, `${lines.join("\n")}\n`);
+  if (fifo) execFileSync("mkfifo", [file]);
+  else fs.writeFileSync(file, `${lines.join("\n")}\n`);
   const task = await IngestTask.start(
     {
       agentId,
@@ -384,6 +388,24 @@ describe("exactly-once ingest", () => {
     await allStored(h, agentId, lines, "the backlog stored");
     await task.finish(500);
     expect(await storedLines(h, agentId)).toEqual(lines);
+  }, 60_000);
+
+  it("a FIFO in place of stdout.ndjson is never opened for a blocking read: other runs go on, finish ends", async () => {
+    const h = await fleet(await daemon(1));
+    const fifo = await heldTail(h, "f1f0f1f0f1f0", [], 20, true);
+    // Another run, ingested meanwhile: nothing waits on the FIFO (neither the event loop nor the
+    // thread pool's file operations).
+    const lines = [turnStartLine, deltaLine(0, "ok ")];
+    const other = await heldTail(h, "0123456789ab", lines.slice(0, 1), 20);
+    await allStored(h, "0123456789ab", lines.slice(0, 1), "the other run's first line");
+    await new Promise((r) => setTimeout(r, 200)); // the FIFO's task wakes up about ten times
+    fs.appendFileSync(other.file, `${lines[1]}\n`);
+    await allStored(h, "0123456789ab", lines, "the other run's appended line");
+    const started = Date.now();
+    await fifo.task.finish(500);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(fifo.task.isFinished).toBe(true);
+    expect(await storedLines(h, "f1f0f1f0f1f0")).toEqual([]);
   }, 60_000);
 
   it("frames arriving every millisecond wake the reader without piling listeners on its abort signal", async () => {
