@@ -96,23 +96,24 @@ export interface StreamLine {
   line: string;
   bytes: Buffer | null;
   /**
-   * The line parsed as a frame: computed at the first read of this property (once), so a reader
-   * that only needs the line — the file-mode ingest's doorbell — never pays a JSON parse and
-   * validation per frame (issue 17).
+   * The line parsed as a frame: a getter, computed at its first read (once), so a reader that only
+   * needs the line — the file-mode ingest's doorbell — never pays a JSON parse and validation per
+   * frame (issue 17). Being a getter, it is not an own property: a spread or `JSON.stringify` of a
+   * line leaves it out.
    */
   readonly parsed: ParseFrameResult;
 }
 
 /** A {@link StreamLine} whose `parsed` is computed when first read. */
 class LazyStreamLine implements StreamLine {
-  private frame: ParseFrameResult | undefined;
+  #frame: ParseFrameResult | undefined;
   constructor(
     readonly index: number,
     readonly line: string,
     readonly bytes: Buffer | null,
   ) {}
   get parsed(): ParseFrameResult {
-    return (this.frame ??= parseFrame(this.line));
+    return (this.#frame ??= parseFrame(this.line));
   }
 }
 

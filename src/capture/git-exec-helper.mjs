@@ -4,30 +4,34 @@
 // on its event loop for every git call; this process is a few tens of MiB, so its forks are cheap
 // and the gateway only passes messages.
 //
-// Protocol (Node IPC, "advanced" serialization; one message per job, any number in flight):
+// Protocol (Node IPC, "advanced" serialization; any number of jobs in flight):
+//   out, first: { ready: true } — sent before any job is taken, so a helper that dies before
+//     saying it never started one;
 //   in:  { id, argv: string[], cwd?: string, env: Record<string,string>, timeoutMs, maxBuffer,
 //          input?: string | Uint8Array }
-//   out: { id, stdout: Uint8Array, stderr: Uint8Array, error: null | { code, message, killed,
-//          signal } }
+//   out: zero or more { id, part: Uint8Array } (stdout in slices of at most PART_BYTES, so a large
+//          output never becomes one message the gateway must decode in one go), then
+//          { id, stdout: Uint8Array (the rest), stderr: Uint8Array, error: null | { code, message,
+//          killed, signal } }
 // It runs `git` and nothing else (never a shell), with exactly the environment and deadline the job
-// carries. When the gateway goes away (its IPC channel closes) it kills the gits it started and
-// exits.
+// carries. It is the leader of its own process group (forked detached): when the gateway goes away
+// (its IPC channel closes) it kills the whole group — itself, the gits it started and whatever they
+// started — and the gateway kills the group the same way when it gives up on the helper.
 import { execFile } from "node:child_process";
 
-/** The git processes running now, by job id. */
-const running = new Map();
+/** Largest slice of a job's stdout sent as one message, bytes. */
+const PART_BYTES = 1024 * 1024;
 
 process.on("message", (job) => {
   if (job === null || typeof job !== "object" || typeof job.id !== "number" || !Array.isArray(job.argv))
     return;
   const reply = (error, stdout, stderr) => {
-    running.delete(job.id);
-    process.send?.({
-      id: job.id,
-      stdout: stdout ?? Buffer.alloc(0),
-      stderr: stderr ?? Buffer.alloc(0),
-      error,
-    });
+    let out = stdout ?? Buffer.alloc(0);
+    while (out.length > PART_BYTES) {
+      process.send?.({ id: job.id, part: out.subarray(0, PART_BYTES) });
+      out = out.subarray(PART_BYTES);
+    }
+    process.send?.({ id: job.id, stdout: out, stderr: stderr ?? Buffer.alloc(0), error });
   };
   let child;
   try {
@@ -60,7 +64,6 @@ process.on("message", (job) => {
     reply({ code: err?.code ?? null, message: String(err?.message ?? err), killed: false, signal: null });
     return;
   }
-  running.set(job.id, child);
   child.stdin?.on("error", () => {
     // git exited before reading all of its input: its exit status tells what happened
   });
@@ -69,6 +72,11 @@ process.on("message", (job) => {
 });
 
 process.on("disconnect", () => {
-  for (const child of running.values()) child.kill("SIGKILL");
-  process.exit(0);
+  try {
+    process.kill(-process.pid, "SIGKILL"); // the group: this process, its gits and theirs
+  } catch {
+    process.exit(0);
+  }
 });
+
+process.send?.({ ready: true });

@@ -10,8 +10,9 @@
  * carries ({@link launchGit}); it gets no environment of the gateway beyond `PATH` and `HOME`. It is
  * started on the first call, does not keep the gateway alive while idle, and exits (killing the
  * gits it runs) when the gateway does. A helper that exits fails the calls in flight (as a failed
- * git call) and is started again at the next; one that cannot run here at all (it cannot be forked,
- * or exits before its first answer) leaves git to this process, as before.
+ * git call; none is run twice) and is started again at the next; one that cannot run here at all (it
+ * cannot be forked, or exits before it says it is ready) leaves git to this process, as before. A
+ * large output comes in 1 MiB messages, so decoding it never stalls the gateway in one piece.
  */
 import { execFile, fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -50,17 +51,23 @@ export interface GitLaunchResult {
 /** How long past a call's own deadline the helper may take to answer before it is replaced, ms. */
 export const HELPER_GRACE_MS = 10_000;
 
+/** Longest delay a Node timer takes (2^31 − 1 ms); a call's deadline plus grace is capped to it. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 interface Pending {
   resolve: (r: GitLaunchResult) => void;
   timer: NodeJS.Timeout;
+  /** stdout slices received so far (the helper sends a large output in parts). */
+  parts: Buffer[];
+  argv: readonly string[];
+  opts: GitLaunch;
 }
 
-interface HelperReply {
-  id: number;
-  stdout: Uint8Array;
-  stderr: Uint8Array;
-  error: GitLaunchError | null;
-}
+/** What the helper sends: its ready signal, a slice of a job's stdout, or a job's end. */
+type HelperMessage =
+  | { ready: true }
+  | { id: number; part: Uint8Array }
+  | { id: number; stdout: Uint8Array; stderr: Uint8Array; error: GitLaunchError | null };
 
 const HELPER = fileURLToPath(new URL("./git-exec-helper.mjs", import.meta.url));
 
@@ -74,20 +81,22 @@ const asBuffer = (u: Uint8Array | undefined): Buffer =>
 /** The helper process and its calls in flight. */
 class Helper {
   private readonly pending = new Map<number, Pending>();
-  /** The calls in flight as asked, until the helper has answered once (see {@link exited}). */
-  private readonly jobs = new Map<number, { argv: readonly string[]; opts: GitLaunch }>();
   private nextId = 1;
   private gone = false;
-  private answeredAny = false;
+  /** The helper said it is ready: from then on a job it was given may have started. */
+  private ready = false;
 
   private constructor(private readonly child: ChildProcess) {
-    child.on("message", (m: HelperReply) => this.answered(m));
+    child.on("message", (m: HelperMessage) => this.received(m));
     child.on("exit", (code, signal) => this.exited(`exited (${signal ?? `code ${code}`})`));
     child.on("error", (err) => this.exited(`failed: ${err.message}`));
     this.idle();
   }
 
-  /** Fork the helper; null when it cannot be started. */
+  /**
+   * Fork the helper (detached: the leader of its own process group, so the group — the helper, its
+   * gits and what they start — can be killed as one); null when it cannot be started.
+   */
   static start(): Helper | null {
     const env: Record<string, string> = {};
     if (process.env.PATH !== undefined) env.PATH = process.env.PATH;
@@ -96,6 +105,8 @@ class Helper {
       const child = fork(HELPER, [], {
         execArgv: [],
         env,
+        cwd: "/",
+        detached: true,
         serialization: "advanced",
         stdio: ["ignore", "ignore", "inherit", "ipc"],
       });
@@ -116,18 +127,20 @@ class Helper {
   run(argv: readonly string[], opts: GitLaunch): Promise<GitLaunchResult> {
     const id = this.nextId++;
     return new Promise<GitLaunchResult>((resolve) => {
-      const timer = setTimeout(() => {
-        // The helper did not answer in time (stopped, or overwhelmed): the call fails as timed out
-        // and the helper is replaced, failing its other calls.
-        this.settle(id, {
-          stdout: Buffer.alloc(0),
-          stderr: Buffer.alloc(0),
-          error: { code: null, message: "the git helper did not answer", killed: true, signal: "SIGKILL" },
-        });
-        this.kill();
-      }, opts.timeoutMs + HELPER_GRACE_MS);
-      this.pending.set(id, { resolve, timer });
-      if (!this.answeredAny) this.jobs.set(id, { argv, opts });
+      const timer = setTimeout(
+        () => {
+          // The helper did not answer in time (stopped, or overwhelmed): the call fails as timed
+          // out and the helper's group is killed, failing its other calls; the next starts anew.
+          this.settle(id, {
+            stdout: Buffer.alloc(0),
+            stderr: Buffer.alloc(0),
+            error: { code: null, message: "the git helper did not answer", killed: true, signal: "SIGKILL" },
+          });
+          this.kill();
+        },
+        Math.min(MAX_TIMER_MS, opts.timeoutMs + HELPER_GRACE_MS),
+      );
+      this.pending.set(id, { resolve, timer, parts: [], argv, opts });
       this.busy();
       try {
         this.child.send({
@@ -146,13 +159,22 @@ class Helper {
     });
   }
 
-  private answered(m: HelperReply): void {
-    if (m === null || typeof m !== "object" || typeof m.id !== "number") return;
-    if (!this.answeredAny) {
-      this.answeredAny = true;
-      this.jobs.clear();
+  private received(m: HelperMessage): void {
+    if (m === null || typeof m !== "object") return;
+    if ("ready" in m) {
+      this.ready = true;
+      return;
     }
-    this.settle(m.id, { stdout: asBuffer(m.stdout), stderr: asBuffer(m.stderr), error: m.error ?? null });
+    if (typeof m.id !== "number") return;
+    if ("part" in m) {
+      this.pending.get(m.id)?.parts.push(asBuffer(m.part));
+      return;
+    }
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    const rest = asBuffer(m.stdout);
+    const stdout = p.parts.length === 0 ? rest : Buffer.concat([...p.parts, rest]);
+    this.settle(m.id, { stdout, stderr: asBuffer(m.stderr), error: m.error ?? null });
   }
 
   private settle(id: number, r: GitLaunchResult): void {
@@ -168,25 +190,33 @@ class Helper {
     if (this.gone) return;
     this.gone = true;
     if (current === this) current = null;
-    if (!this.answeredAny) {
-      // It never answered (it cannot run here: no such file, a node that refuses it): git runs in
-      // this process from now on, beginning with the calls it was given.
+    if (!this.ready) {
+      // It exited before saying it was ready (it cannot run here: no such file, a node that
+      // refuses it), so it started none of its jobs: git runs in this process from now on,
+      // beginning with those.
       broken = true;
       for (const [id, p] of [...this.pending]) {
         this.pending.delete(id);
         clearTimeout(p.timer);
-        const job = this.jobs.get(id);
-        this.jobs.delete(id);
-        if (job) void launchInProcess(job.argv, job.opts).then(p.resolve);
-        else p.resolve(failedResult(`the git helper ${why}`));
+        void launchInProcess(p.argv, p.opts).then(p.resolve);
       }
       return;
     }
+    // A job it was given may have run (or be running): each fails, none is run again.
     for (const id of [...this.pending.keys()]) this.settle(id, failedResult(`the git helper ${why}`));
   }
 
+  /** Kill the helper's process group (the helper, its gits and their children), then forget it. */
   private kill(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    const pid = this.child.pid;
+    if (pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        this.child.kill("SIGKILL");
+      }
+    }
+    this.ready = true; // what it was given may have run: fail it, do not run it again
     this.exited("was stopped (it did not answer)");
   }
 
@@ -210,7 +240,7 @@ const failedResult = (message: string): GitLaunchResult => ({
 });
 
 let current: Helper | null = null;
-/** The helper cannot run here (it exited before answering anything): git runs in this process. */
+/** The helper cannot run here (it exited before it was ready): git runs in this process. */
 let broken = false;
 
 /** The helper's pid while it runs (null before the first call, after it exited, or when git runs in this process). */
@@ -220,9 +250,9 @@ export function gitHelperPid(): number | null {
 
 /**
  * Run `git <argv>` through the helper process (see the module comment); in this process when the
- * helper cannot be started. Never rejects: a failure is in the result's `error`, as `execFile`
- * reports it (plus a helper that exits or does not answer within {@link HELPER_GRACE_MS} past the
- * deadline: a failed, respectively killed, call).
+ * helper cannot run. Never rejects: a failure is in the result's `error`, as `execFile` reports it
+ * (plus a helper that exits mid-call: a failed call; one that does not answer within
+ * {@link HELPER_GRACE_MS} past the deadline: a killed call, and its process group is killed).
  */
 export function launchGit(argv: readonly string[], opts: GitLaunch): Promise<GitLaunchResult> {
   if (broken) return launchInProcess(argv, opts);

@@ -1,5 +1,5 @@
 /**
- * The one way change capture runs git (issue 16 item 1): `execFile` — never a shell — in the
+ * The one way change capture runs git (issue 16 item 1): `execFile`, never a shell, in the
  * capture's helper process (./git-launcher.ts, issue 17), with a deadline (SIGKILL when it passes), a bound on what it may print, an environment
  * built from an allowlist (nothing else of the gateway's environment reaches git: no tokens, no
  * GIT_DIR/GIT_WORK_TREE of whoever started the gateway) and configuration that keeps a user's
@@ -120,11 +120,14 @@ function classify(err: ExecFailure, args: readonly string[], timedOut: boolean):
 }
 
 /**
- * Run `git <fixed -c options> [--git-dir=…] <args>` and resolve with its stdout bytes.
- * @throws GitError (see {@link GitErrorCode}); never throws anything else, never hangs past
- *   `timeoutMs` (+ the time the OS takes to reap a SIGKILLed process). A process git itself started
- *   (a clean filter that hangs) is not killed with it: execFile gives no process group; it ends on
- *   its own, and its output no longer reaches us (the pipes are closed at the deadline).
+ * Run `git <fixed -c options> [--git-dir=…] <args>` (in the helper process, ./git-launcher.ts) and
+ * resolve with its stdout bytes.
+ * @throws GitError (see {@link GitErrorCode}); never throws anything else. git is killed at
+ *   `timeoutMs` (+ the time the OS takes to reap it); a helper that does not answer fails the call
+ *   as `timeout` at `timeoutMs` + `HELPER_GRACE_MS` (git-launcher.ts), killing its process group. A process git
+ *   itself started (a clean filter that hangs) is not killed with git at its deadline: it ends on
+ *   its own, and its output no longer reaches us (the pipes are closed at the deadline); it is
+ *   killed with the helper's group when the gateway exits.
  */
 export async function runGitRaw(args: readonly string[], opts: GitOptions): Promise<Buffer> {
   const argv = [...FIXED_CONFIG, ...(opts.gitDir !== undefined ? [`--git-dir=${opts.gitDir}`] : []), ...args];

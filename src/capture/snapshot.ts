@@ -153,6 +153,9 @@ async function statAll(top: string, paths: readonly string[]): Promise<Candidate
   return out;
 }
 
+/** How the worktree's own index is opened for its copy: read-only, non-blocking, never through a symlink. */
+const INDEX_OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW;
+
 /** Code-point order of git paths (git sorts paths bytewise; equal for UTF-8). */
 function byPath(a: string, b: string): number {
   const x = Buffer.from(a, "utf8");
@@ -364,9 +367,16 @@ async function listChanges(
     );
   let paths: string[] | null = null;
   try {
-    // Only a regular file is copied (a FIFO or device there would block the copy).
-    if (!(await fsp.lstat(ownIndex)).isFile()) throw new Error("the index is not a regular file");
-    await fsp.copyFile(ownIndex, index);
+    // Only a regular file is copied (a FIFO or device there would block the copy): opened
+    // non-blocking without following a symlink, checked, and copied through that handle — a file
+    // swapped in after a check by path cannot hold a thread of the pool.
+    const fh = await fsp.open(ownIndex, INDEX_OPEN_FLAGS);
+    try {
+      if (!(await fh.stat()).isFile()) throw new Error("the index is not a regular file");
+      await fsp.writeFile(index, await fh.readFile(), { mode: 0o600 });
+    } finally {
+      await fh.close();
+    }
     paths = await list();
   } catch (err) {
     if (err instanceof GitError && err.code !== "failed") throw err;

@@ -99,6 +99,38 @@ export const TAIL_READ_BYTES = 16 * 1024;
  */
 const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
 
+/**
+ * `statfs` types (Linux `f_type` magic numbers) of local filesystems, on which the tail loop reads
+ * synchronously: ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS. An allowlist: a network or
+ * FUSE filesystem, or one this list does not know, is read through the thread pool.
+ */
+export const LOCAL_FS_TYPES: ReadonlySet<number> = new Set([
+  0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010,
+]);
+
+/** Whether each device (`st_dev`) holds a local filesystem, as found by {@link readsSynchronously}. */
+const localDevices = new Map<number, boolean>();
+
+/**
+ * Whether the tail loop may read `file` (on device `dev`) synchronously: on Linux, when its
+ * filesystem is one of {@link LOCAL_FS_TYPES}; never elsewhere, nor when `statfs` fails. Asked once
+ * per device.
+ */
+async function readsSynchronously(file: string, dev: number): Promise<boolean> {
+  const known = localDevices.get(dev);
+  if (known !== undefined) return known;
+  let local = false;
+  if (process.platform === "linux") {
+    try {
+      local = LOCAL_FS_TYPES.has((await fsp.statfs(file)).type);
+    } catch {
+      local = false;
+    }
+  }
+  localDevices.set(dev, local);
+  return local;
+}
+
 /** The worker's replay window (protocol §3.2): at most this many lines are re-sent on connect. */
 export const REPLAY_WINDOW = 1024;
 
@@ -258,7 +290,7 @@ export class IngestTask {
   /** Largest size of stdout.ndjson seen, bytes (what was there to read). */
   private knownSize = 0;
   /** stdout.ndjson held open by the tail loop between wake-ups, with its identity; null when not held. */
-  private held: { fh: fsp.FileHandle; dev: number; ino: number } | null = null;
+  private held: { fh: fsp.FileHandle; dev: number; ino: number; syncRead: boolean } | null = null;
   /** The last open error (code) the tail loop logged, so each kind is said once. */
   private openErrorLogged: string | null = null;
   /** The tail loop's read buffer ({@link TAIL_READ_BYTES}, at the first read; what it commits is copied out). */
@@ -581,22 +613,25 @@ export class IngestTask {
           }
           return false;
         }
-        this.held = { fh, dev: st.dev, ino: st.ino };
+        this.held = { fh, dev: st.dev, ino: st.ino, syncRead: await readsSynchronously(this.file, st.dev) };
       } catch {
         await fh.close().catch(() => undefined);
         return false;
       }
     }
-    const { fh } = this.held;
+    const { fh, syncRead } = this.held;
     const buf = (this.tailBuf ??= Buffer.allocUnsafe(TAIL_READ_BYTES));
     const offset = this.cursor.byteOffset;
     let bytesRead: number;
     this.tailAtEnd = false;
     try {
-      // Synchronous: at most TAIL_READ_BYTES of a regular file just written (the page cache), a
-      // copy of µs — where a thread-pool read costs a turn of the event loop per frame of every
-      // agent (issue 17: latency of the realistic fleet). A backlog goes through the async path.
-      bytesRead = fs.readSync(fh.fd, buf, 0, TAIL_READ_BYTES, offset);
+      // On a local filesystem, synchronous: at most TAIL_READ_BYTES of a regular file just written
+      // (the page cache), a copy of µs — where a thread-pool read costs a turn of the event loop
+      // per frame of every agent (issue 17: latency of the realistic fleet). Anywhere else (NFS,
+      // FUSE: a read may wait on a server) through the pool. A backlog goes through the async path.
+      bytesRead = syncRead
+        ? fs.readSync(fh.fd, buf, 0, TAIL_READ_BYTES, offset)
+        : (await fh.read(buf, 0, TAIL_READ_BYTES, offset)).bytesRead;
     } catch {
       await this.dropHeld();
       return false;

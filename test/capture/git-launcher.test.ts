@@ -90,7 +90,8 @@ describe("capture's git launcher", () => {
     );
     await waitFor(() => fs.existsSync(marker) && fs.readFileSync(marker, "utf8").trim() !== "", 10_000);
     const first = gitHelperPid()!;
-    process.kill(first, "SIGKILL");
+    // The helper leads its own process group: killing the group ends the alias's shell and sleep.
+    process.kill(-first, "SIGKILL");
     const err = await hung;
     expect(err).toBeInstanceOf(GitError);
     expect((err as GitError).code).toBe("failed");
@@ -102,15 +103,37 @@ describe("capture's git launcher", () => {
     expect(gitHelperPid()).not.toBe(first);
   });
 
-  it("a gateway killed with SIGKILL takes its helper and the helper's running git with it", async () => {
+  it("an output of several MiB arrives whole, in order (the helper sends it in slices)", async () => {
+    const dir = tmp();
+    const n = 3 * 1024 * 1024 + 17;
+    const out = await runGit(["-c", `alias.big=!head -c ${n} /dev/zero | tr '\\0' 'a'; printf END`, "big"], {
+      cwd: dir,
+      timeoutMs: 20_000,
+      maxOutputBytes: 8 << 20,
+    });
+    expect(out.length).toBe(n + 3);
+    expect(out.endsWith("aaaEND")).toBe(true);
+    expect(/^a+END$/.test(out)).toBe(true);
+    // The output bound still holds.
+    const capped = await runGit(["-c", `alias.big=!head -c ${n} /dev/zero`, "big"], {
+      cwd: dir,
+      timeoutMs: 20_000,
+      maxOutputBytes: 1 << 20,
+    }).catch((e: unknown) => e);
+    expect(capped).toBeInstanceOf(GitError);
+    expect((capped as GitError).code).toBe("output_too_large");
+  });
+
+  it("a gateway killed with SIGKILL takes its helper, the helper's running git and what git started with it", async () => {
     const dir = tmp();
     const marker = path.join(dir, "git-pid");
+    const shellMarker = path.join(dir, "shell-pid");
     const launcher = new URL("../../src/capture/git.js", import.meta.url).href;
     const helperOf = new URL("../../src/capture/git-launcher.js", import.meta.url).href;
     const code = `
       const { runGit } = await import(${JSON.stringify(launcher)});
       const { gitHelperPid } = await import(${JSON.stringify(helperOf)});
-      void runGit(["-c", ${JSON.stringify(`alias.hang=!echo $PPID > ${marker}; sleep 30`)}, "hang"],
+      void runGit(["-c", ${JSON.stringify(`alias.hang=!echo $$ > ${shellMarker}; echo $PPID > ${marker}; sleep 30`)}, "hang"],
         { cwd: ${JSON.stringify(dir)}, timeoutMs: 60000, maxOutputBytes: 1024 }).catch(() => {});
       setTimeout(() => console.log(String(gitHelperPid())), 200);
       setInterval(() => {}, 1000);
@@ -127,10 +150,16 @@ describe("capture's git launcher", () => {
       );
       const helper = Number(out.trim());
       const gitPid = Number(fs.readFileSync(marker, "utf8").trim());
+      const shellPid = Number(fs.readFileSync(shellMarker, "utf8").trim());
       expect(ppidOf(helper)).toBe(child.pid);
       expect(ppidOf(gitPid)).toBe(helper);
+      expect(ppidOf(shellPid)).toBe(gitPid);
       child.kill("SIGKILL");
-      await waitFor(() => !alive(helper) && !alive(gitPid), 10_000, "helper and git gone");
+      await waitFor(
+        () => !alive(helper) && !alive(gitPid) && !alive(shellPid),
+        10_000,
+        "helper, git and the alias's shell gone",
+      );
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }

@@ -83,7 +83,9 @@ async function heldTail(
   tailIntervalMs: number,
   /** Put a FIFO at stdout.ndjson instead of a file holding `lines`. */
   fifo = false,
-): Promise<{ task: IngestTask; file: string }> {
+  /** The store the task commits to (default the harness's). */
+  store: FleetHarness["store"] = h.store,
+): Promise<{ task: IngestTask; file: string; conns: Set<net.Socket> }> {
   await h.db.prisma.agent.create({
     data: {
       id: agentId,
@@ -120,7 +122,7 @@ async function heldTail(
     },
     {
       db: h.db.prisma,
-      store: h.store,
+      store,
       prices: DEFAULT_PRICES,
       metrics: newFleetMetrics(),
       log: silentLogger,
@@ -128,7 +130,7 @@ async function heldTail(
     },
   );
   onCleanup(() => task.stop());
-  return { task, file };
+  return { task, file, conns };
 }
 
 /** Wait until every one of `lines` is stored for `agentId`. */
@@ -398,6 +400,11 @@ describe("exactly-once ingest", () => {
     const lines = [turnStartLine, deltaLine(0, "ok ")];
     const other = await heldTail(h, "0123456789ab", lines.slice(0, 1), 20);
     await allStored(h, "0123456789ab", lines.slice(0, 1), "the other run's first line");
+    // A writer attached to the FIFO with a line in it: nothing is stored from it (a positional read
+    // of a FIFO fails anyway; the regular-file check keeps devices out too).
+    const w = fs.openSync(fifo.file, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+    onCleanup(() => fs.closeSync(w));
+    fs.writeSync(w, `${turnStartLine}\n`);
     await new Promise((r) => setTimeout(r, 200)); // the FIFO's task wakes up about ten times
     fs.appendFileSync(other.file, `${lines[1]}\n`);
     await allStored(h, "0123456789ab", lines, "the other run's appended line");
@@ -406,6 +413,41 @@ describe("exactly-once ingest", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(fifo.task.isFinished).toBe(true);
     expect(await storedLines(h, "f1f0f1f0f1f0")).toEqual([]);
+  }, 60_000);
+
+  it("a doorbell that rings while a read is being committed is answered at once, not at the tail interval", async () => {
+    const h = await fleet(await daemon(1));
+    const agentId = "d00rbe11d00r";
+    const lines = [turnStartLine];
+    // The store's first commit of line 1 waits while the worker appends line 2 and rings: the
+    // doorbell arrives while the tail loop is not waiting for one.
+    let during: (() => Promise<void>) | null = null;
+    const store = Object.create(h.store) as typeof h.store;
+    store.append = async (...args: Parameters<typeof h.store.append>) => {
+      const f = during;
+      during = null;
+      if (f) await f();
+      return h.store.append(...args);
+    };
+    const tail = await heldTail(h, agentId, lines, 60_000, false, store);
+    await allStored(h, agentId, lines, "first line stored");
+    await waitFor(() => tail.conns.size > 0, 10_000, "the task holds the stream socket");
+    const ring = (): void => {
+      for (const c of tail.conns) c.write(`${deltaLine(99, "bell")}\n`);
+    };
+    lines.push(deltaLine(0, "a "));
+    during = async () => {
+      lines.push(deltaLine(1, "b "));
+      fs.appendFileSync(tail.file, `${lines[2]}\n`);
+      ring();
+      await new Promise((r) => setTimeout(r, 100)); // the doorbell is taken meanwhile
+    };
+    fs.appendFileSync(tail.file, `${lines[1]}\n`);
+    ring();
+    const started = Date.now();
+    await allStored(h, agentId, lines, "line 2, rung for during the commit of line 1");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await storedLines(h, agentId)).toEqual(lines);
   }, 60_000);
 
   it("frames arriving every millisecond wake the reader without piling listeners on its abort signal", async () => {
