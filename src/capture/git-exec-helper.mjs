@@ -14,10 +14,10 @@
 //          { id, stdout: Uint8Array (the rest), stderr: Uint8Array, error: null | { code, message,
 //          killed, signal } }
 // It runs `git` and nothing else (never a shell), with exactly the environment and deadline the job
-// carries. It is the leader of its own process group (forked detached): when the gateway goes away
+// carries (./git-exec.mjs, the same code as the gateway's in-process fallback). It is the leader of its own process group (forked detached): when the gateway goes away
 // (its IPC channel closes) it kills the whole group — itself, the gits it started and whatever they
 // started — and the gateway kills the group the same way when it gives up on the helper.
-import { execFile } from "node:child_process";
+import { execGit } from "./git-exec.mjs";
 
 /** Largest slice of a job's stdout sent as one message, bytes. */
 const PART_BYTES = 1024 * 1024;
@@ -25,50 +25,14 @@ const PART_BYTES = 1024 * 1024;
 process.on("message", (job) => {
   if (job === null || typeof job !== "object" || typeof job.id !== "number" || !Array.isArray(job.argv))
     return;
-  const reply = (error, stdout, stderr) => {
+  void execGit(job).then(({ stdout, stderr, error }) => {
     let out = stdout ?? Buffer.alloc(0);
     while (out.length > PART_BYTES) {
       process.send?.({ id: job.id, part: out.subarray(0, PART_BYTES) });
       out = out.subarray(PART_BYTES);
     }
     process.send?.({ id: job.id, stdout: out, stderr: stderr ?? Buffer.alloc(0), error });
-  };
-  let child;
-  try {
-    child = execFile(
-      "git",
-      job.argv.map(String),
-      {
-        ...(typeof job.cwd === "string" ? { cwd: job.cwd } : {}),
-        env: job.env ?? {},
-        encoding: "buffer",
-        timeout: Math.max(1, Math.floor(Number(job.timeoutMs) || 1)),
-        killSignal: "SIGKILL",
-        maxBuffer: Number(job.maxBuffer) || 1024 * 1024,
-        windowsHide: true,
-        shell: false,
-      },
-      (err, stdout, stderr) => {
-        const error = err
-          ? {
-              code: err.code ?? null,
-              message: String(err.message),
-              killed: err.killed === true,
-              signal: err.signal ?? null,
-            }
-          : null;
-        reply(error, stdout, stderr);
-      },
-    );
-  } catch (err) {
-    reply({ code: err?.code ?? null, message: String(err?.message ?? err), killed: false, signal: null });
-    return;
-  }
-  child.stdin?.on("error", () => {
-    // git exited before reading all of its input: its exit status tells what happened
   });
-  if (job.input !== undefined && job.input !== null) child.stdin?.end(job.input);
-  else child.stdin?.end();
 });
 
 process.on("disconnect", () => {

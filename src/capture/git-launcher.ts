@@ -14,39 +14,18 @@
  * cannot be forked, or exits before it says it is ready) leaves git to this process, as before. A
  * large output comes in 1 MiB messages, so decoding it never stalls the gateway in one piece.
  */
-import { execFile, fork, type ChildProcess } from "node:child_process";
+import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { execGit, type GitJob, type GitJobError, type GitJobResult } from "./git-exec.mjs";
 
-/** One git call: what {@link launchGit} runs. */
-export interface GitLaunch {
-  /** Directory git runs in. */
-  cwd?: string;
-  /** git's whole environment (nothing else is added). */
-  env: Readonly<Record<string, string>>;
-  /** Deadline, ms: past it git is killed with SIGKILL. */
-  timeoutMs: number;
-  /** Most bytes git may print on stdout (and on stderr), bytes. */
-  maxBuffer: number;
-  /** Written to git's stdin, then stdin is closed (default: closed at once). */
-  input?: string | Buffer;
-}
+/** One git call: what {@link launchGit} runs (./git-exec.d.mts: cwd, env, timeoutMs, maxBuffer, input). */
+export type GitLaunch = Omit<GitJob, "argv">;
 
-/** Why a launched git call did not succeed, as `execFile` reports it. */
-export interface GitLaunchError {
-  /** Exit code (number), or an errno / Node error code (`ENOENT`, `ERR_CHILD_PROCESS_STDIO_MAXBUFFER`). */
-  code: string | number | null;
-  message: string;
-  /** True when it was killed (its deadline, or its output bound). */
-  killed: boolean;
-  signal: NodeJS.Signals | null;
-}
+/** Why a launched git call did not succeed, as `execFile` reports it (./git-exec.d.mts). */
+export type GitLaunchError = GitJobError;
 
-/** What a git call gave: its output and, when it did not exit 0, why. */
-export interface GitLaunchResult {
-  stdout: Buffer;
-  stderr: Buffer;
-  error: GitLaunchError | null;
-}
+/** What a git call gave: its output and, when it did not exit 0, why (./git-exec.d.mts). */
+export type GitLaunchResult = GitJobResult;
 
 /** How long past a call's own deadline the helper may take to answer before it is replaced, ms. */
 export const HELPER_GRACE_MS = 10_000;
@@ -195,6 +174,10 @@ class Helper {
       // refuses it), so it started none of its jobs: git runs in this process from now on,
       // beginning with those.
       broken = true;
+      process.emitWarning(
+        `change capture's git helper ${why} before it was ready; git now runs in the gateway process`,
+        { code: "PROSPERO_GIT_HELPER" },
+      );
       for (const [id, p] of [...this.pending]) {
         this.pending.delete(id);
         clearTimeout(p.timer);
@@ -261,50 +244,7 @@ export function launchGit(argv: readonly string[], opts: GitLaunch): Promise<Git
   return current.run(argv, opts);
 }
 
-/** `execFile` in this process: the path taken when the helper cannot be started. */
+/** git in this process (./git-exec.mjs, the helper's own code): the path taken when the helper cannot run. */
 function launchInProcess(argv: readonly string[], opts: GitLaunch): Promise<GitLaunchResult> {
-  return new Promise<GitLaunchResult>((resolve) => {
-    let child: ChildProcess;
-    try {
-      child = execFile(
-        "git",
-        [...argv],
-        {
-          ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
-          env: { ...opts.env },
-          encoding: "buffer",
-          timeout: Math.max(1, Math.floor(opts.timeoutMs)),
-          killSignal: "SIGKILL",
-          maxBuffer: opts.maxBuffer,
-          windowsHide: true,
-          shell: false,
-        },
-        (err, stdout, stderr) => {
-          const e = err as
-            | (Error & { code?: string | number | null; killed?: boolean; signal?: NodeJS.Signals | null })
-            | null;
-          resolve({
-            stdout,
-            stderr,
-            error: e
-              ? {
-                  code: e.code ?? null,
-                  message: e.message,
-                  killed: e.killed === true,
-                  signal: e.signal ?? null,
-                }
-              : null,
-          });
-        },
-      );
-    } catch (err) {
-      resolve(failedResult((err as Error).message));
-      return;
-    }
-    child.stdin?.on("error", () => {
-      // git exited before reading all of its input: its exit status tells what happened
-    });
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
-    else child.stdin?.end();
-  });
+  return execGit({ argv, ...opts });
 }
