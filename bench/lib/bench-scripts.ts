@@ -12,6 +12,10 @@
  *   alternate content blocks, so each is its own fleet event. With `bench:gate=N` the first delta
  *   (and the schedule) waits after TurnStart until the file {@link gatePath}(N) exists, so a
  *   benchmark can attach its subscribers before the stream flows and start every agent at once.
+ *   The gate file may hold a wall-clock start instant (ms since the epoch, {@link wallMs}): the
+ *   schedule then starts there, plus `bench:phase=P` µs — so a benchmark spreads its agents' phases
+ *   evenly over one period, as the bare-ws baseline does, instead of writing every agent's frame in
+ *   the same instant. An empty gate file starts the schedule when the gate is seen.
  * - `bench:idle` — TurnStart, then nothing until killed (an attached, quiet agent).
  */
 import fs from "node:fs";
@@ -37,6 +41,8 @@ export interface BenchDirectives {
   count?: number;
   /** `bench:gate=N`: a paced run waits after TurnStart until {@link gatePath}(N) exists. */
   gate?: number;
+  /** `bench:phase=P`: a gated run's schedule starts P µs after the gate file's start instant. */
+  phase?: number;
   distinct: boolean;
   idle: boolean;
 }
@@ -52,6 +58,7 @@ export function parseBenchDirectives(prompt: string): BenchDirectives | null {
     else if (m[1] === "rate") d.rate = n;
     else if (m[1] === "count") d.count = n;
     else if (m[1] === "gate") d.gate = n;
+    else if (m[1] === "phase") d.phase = n;
     else if (m[1] === "idle") d.idle = true;
     else if (m[1] === "distinct") d.distinct = true;
   }
@@ -83,13 +90,32 @@ async function burst(ctx: WorkerContext, n: number, distinct: boolean): Promise<
   return 0;
 }
 
-async function paced(ctx: WorkerContext, rate: number, count: number, gate?: number): Promise<number> {
+/** The start instant a gate file holds (wall ms since the epoch), or null when it holds none. */
+function gateStart(file: string): number | null {
+  try {
+    const v = Number(fs.readFileSync(file, "utf8").trim());
+    return Number.isFinite(v) && v > 0 ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+async function paced(
+  ctx: WorkerContext,
+  rate: number,
+  count: number,
+  gate?: number,
+  phaseUs = 0,
+): Promise<number> {
   ctx.emit(turnStart(ctx.id));
+  let start = performance.now();
   if (gate !== undefined) {
     const file = gatePath(gate);
     while (!fs.existsSync(file)) await ctx.sleep(10);
+    const at = gateStart(file);
+    // The gate's wall-clock instant on this process's monotonic clock, plus this agent's phase.
+    start = at === null ? performance.now() : at - performance.timeOrigin + phaseUs / 1000;
   }
-  const start = performance.now();
   const periodMs = 1000 / rate;
   for (let i = 0; i < count; i++) {
     const due = start + i * periodMs;
@@ -120,7 +146,8 @@ export function benchScript(spec: SpawnSpecJson): WorkerScript | undefined {
     const rate = d.rate;
     const count = d.count;
     const gate = d.gate;
-    return { run: (ctx) => paced(ctx, rate, count, gate) };
+    const phase = d.phase ?? 0;
+    return { run: (ctx) => paced(ctx, rate, count, gate, phase) };
   }
   if (d.idle) return { run: (ctx) => idle(ctx) };
   return undefined;

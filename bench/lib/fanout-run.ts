@@ -271,9 +271,14 @@ export async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: T
     // of them to outlast warm-up, window and drain with room to spare; the rest are cut off when
     // the simulator stops.
     const count = Math.ceil(perAgent * ((t.warmMs + t.windowMs + t.maxDrainMs) / 1000 + 10));
-    const prompt = `fanout bench:rate=${perAgent} bench:count=${count} bench:gate=${gateN}`;
+    // Agent k's schedule starts k/agents of a period after the gate's instant: phases spread evenly
+    // over one period, as the bare-ws baseline's (ws-baseline-main.ts), not every agent's frame at
+    // once (a burst of `agents` frames per period, which no fleet of independent agents makes).
+    const periodUs = 1e6 / perAgent;
+    const prompt = (k: number): string =>
+      `fanout bench:rate=${perAgent} bench:count=${count} bench:gate=${gateN} bench:phase=${Math.round((k * periodUs) / agents)}`;
     const g = gw;
-    const ids = await Promise.all(Array.from({ length: agents }, () => g.spawn("bench", prompt)));
+    const ids = await Promise.all(Array.from({ length: agents }, (_, k) => g.spawn("bench", prompt(k))));
     const spawnedAt = wallMs();
     const col = new Collector(c.subs);
     subs = await attachAll(ctx, c.subs, col, (i) =>
@@ -283,8 +288,10 @@ export async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: T
     ctx.log(
       `  ${agents} agents spawned; ${c.subs} ${c.stream} subscribers ready in ${((attachedAt - spawnedAt) / 1000).toFixed(1)} s; stream starts`,
     );
-    fs.writeFileSync(gate, "");
-    const startAt = wallMs() + t.warmMs;
+    // The schedules start 50 ms from now (every agent sees the gate by then: it polls every 10 ms).
+    const streamAt = wallMs() + 50;
+    fs.writeFileSync(gate, streamAt.toFixed(3));
+    const startAt = streamAt + t.warmMs;
     const r = await measure(ctx, subs, col, g.pid, startAt, t, c.subs * perAgent, () => g.metrics());
     ctx.log(`  gateway: ${describe(r)}`);
     return r;

@@ -10,7 +10,9 @@ import { promisify } from "node:util";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
-import { parseBenchDirectives } from "../../bench/lib/bench-scripts.js";
+import { benchScript, gatePath, parseBenchDirectives, wallMs } from "../../bench/lib/bench-scripts.js";
+import type { WorkerContext } from "../support/fake-scripts.js";
+import type { SpawnSpecJson } from "../support/wire-format.js";
 import { renderTable, withTarget, type RunReport } from "../../bench/lib/report.js";
 import { subscribe } from "../../bench/lib/ws-client.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -34,6 +36,42 @@ describe("bench harness", () => {
       distinct: false,
       idle: false,
     });
+    expect(parseBenchDirectives("bench:rate=10 bench:count=3 bench:gate=7 bench:phase=25000")).toEqual({
+      rate: 10,
+      count: 3,
+      gate: 7,
+      phase: 25000,
+      distinct: false,
+      idle: false,
+    });
+  });
+
+  it("starts a gated paced run at the gate file's instant plus its phase", async () => {
+    const gateN = 900_000_000 + Math.floor(Math.random() * 1e8);
+    const file = gatePath(gateN);
+    const startAt = wallMs() + 150;
+    fs.writeFileSync(file, startAt.toFixed(3));
+    try {
+      const script = benchScript({
+        initial_prompt: `x bench:rate=10 bench:count=2 bench:gate=${gateN} bench:phase=40000`,
+      } as SpawnSpecJson);
+      const written: number[] = [];
+      const ctx = {
+        id: "a".repeat(12),
+        emit: (f: { type: string; text?: string }) => {
+          if (f.type === "AssistantTextDelta") written.push(wallMs());
+        },
+        sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+      } as unknown as WorkerContext;
+      await script!.run(ctx);
+      expect(written).toHaveLength(2);
+      // Due at start + 40 ms and start + 140 ms (10/s); a late timer may add a few ms, never subtract.
+      expect(written[0]! - startAt).toBeGreaterThanOrEqual(39);
+      expect(written[0]! - startAt).toBeLessThan(90);
+      expect(written[1]! - startAt).toBeGreaterThanOrEqual(139);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
   });
 
   it("computes ratios against the baseline and judges targets", () => {
