@@ -11,11 +11,13 @@
  *   fractional part) so a subscriber can measure write-to-arrival latency; TurnEnd, RunEnd. Deltas
  *   alternate content blocks, so each is its own fleet event. With `bench:gate=N` the first delta
  *   (and the schedule) waits after TurnStart until the file {@link gatePath}(N) exists, so a
- *   benchmark can attach its subscribers before the stream flows and start every agent at once.
+ *   benchmark can attach its subscribers before the stream flows and start every agent together.
  *   The gate file may hold a wall-clock start instant (ms since the epoch, {@link wallMs}): the
  *   schedule then starts there, plus `bench:phase=P` µs — so a benchmark spreads its agents' phases
  *   evenly over one period, as the bare-ws baseline does, instead of writing every agent's frame in
- *   the same instant. An empty gate file starts the schedule when the gate is seen.
+ *   the same instant. A gate file without a plausible instant (empty, garbage, more than 10 s past
+ *   or 60 s ahead) starts the schedule when the gate is seen (logged to worker.log); an agent that
+ *   sees the gate after its start begins at its next slot.
  * - `bench:idle` — TurnStart, then nothing until killed (an attached, quiet agent).
  */
 import fs from "node:fs";
@@ -90,11 +92,20 @@ async function burst(ctx: WorkerContext, n: number, distinct: boolean): Promise<
   return 0;
 }
 
-/** The start instant a gate file holds (wall ms since the epoch), or null when it holds none. */
+/** Farthest a gate's start instant may lie in the past / future of its reading, ms. */
+const GATE_PAST_MS = 10_000;
+const GATE_FUTURE_MS = 60_000;
+
+/**
+ * The start instant a gate file holds (wall ms since the epoch), or null when it holds none or
+ * one implausibly far from now (a stale or garbage file must not fire a run's whole schedule at
+ * once, nor hold it for good).
+ */
 function gateStart(file: string): number | null {
   try {
     const v = Number(fs.readFileSync(file, "utf8").trim());
-    return Number.isFinite(v) && v > 0 ? v : null;
+    const now = wallMs();
+    return Number.isFinite(v) && v >= now - GATE_PAST_MS && v <= now + GATE_FUTURE_MS ? v : null;
   } catch {
     return null;
   }
@@ -108,19 +119,24 @@ async function paced(
   phaseUs = 0,
 ): Promise<number> {
   ctx.emit(turnStart(ctx.id));
+  const periodMs = 1000 / rate;
   let start = performance.now();
   if (gate !== undefined) {
     const file = gatePath(gate);
     while (!fs.existsSync(file)) await ctx.sleep(10);
     const at = gateStart(file);
+    if (at === null) ctx.log("bench: the gate file holds no usable start instant; the schedule starts now");
     // The gate's wall-clock instant on this process's monotonic clock, plus this agent's phase.
-    start = at === null ? performance.now() : at - performance.timeOrigin + phaseUs / 1000;
+    start = (at === null ? performance.now() : at - performance.timeOrigin) + phaseUs / 1000;
+    // Seen late: start at the next slot of the schedule (its phase kept), not with a burst of the
+    // slots already past.
+    const now = performance.now();
+    if (start < now) start += Math.ceil((now - start) / periodMs) * periodMs;
   }
-  const periodMs = 1000 / rate;
   for (let i = 0; i < count; i++) {
     const due = start + i * periodMs;
-    const wait = due - performance.now();
-    if (wait > 1) await ctx.sleep(Math.floor(wait));
+    // Timers may fire a little early (they are armed from the loop's ms clock): wait until due.
+    for (let w = due - performance.now(); w > 0; w = due - performance.now()) await ctx.sleep(Math.ceil(w));
     ctx.emit(delta(`@${wallMs().toFixed(3)}`, i % 2));
   }
   ctx.emit(turnEndFrame(count));

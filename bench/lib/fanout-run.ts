@@ -261,13 +261,18 @@ export async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: T
   const gateN = Math.floor(Math.random() * 1e9);
   const gate = gatePath(gateN);
   const removeGate = registerScratch(gate);
+  const gateTmp = `${gate}.tmp`;
+  const removeGateTmp = registerScratch(gateTmp);
   try {
     const [root] = makeRoots(dirs, 1);
     sim = await startSim(dirs, [root!]);
     gw = await startGateway({ dataDir: path.join(dirs.tmp, "gw"), runtimeDir: dirs.runtime });
     await gw.addWorkspace("bench", root!);
     const perAgent = c.rate / agents;
-    // The paced deltas start when the gate file appears, once every subscriber is attached. Enough
+    if (!Number.isInteger(perAgent))
+      throw new Error(`rate ${c.rate} is not a whole number of events/s per agent`);
+    // The paced deltas start at the instant the gate file holds, written once every subscriber is
+    // attached (bench:rate takes whole frames per second). Enough
     // of them to outlast warm-up, window and drain with room to spare; the rest are cut off when
     // the simulator stops.
     const count = Math.ceil(perAgent * ((t.warmMs + t.windowMs + t.maxDrainMs) / 1000 + 10));
@@ -289,8 +294,10 @@ export async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: T
       `  ${agents} agents spawned; ${c.subs} ${c.stream} subscribers ready in ${((attachedAt - spawnedAt) / 1000).toFixed(1)} s; stream starts`,
     );
     // The schedules start 50 ms from now (every agent sees the gate by then: it polls every 10 ms).
+    // Written aside and renamed, so no agent reads the file before its instant is in it.
     const streamAt = wallMs() + 50;
-    fs.writeFileSync(gate, streamAt.toFixed(3));
+    fs.writeFileSync(gateTmp, streamAt.toFixed(3));
+    fs.renameSync(gateTmp, gate);
     const startAt = streamAt + t.warmMs;
     const r = await measure(ctx, subs, col, g.pid, startAt, t, c.subs * perAgent, () => g.metrics());
     ctx.log(`  gateway: ${describe(r)}`);
@@ -300,6 +307,7 @@ export async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: T
     await gw?.stop();
     await sim?.stop();
     removeGate();
+    removeGateTmp();
     dirs.cleanup();
   }
 }

@@ -46,31 +46,59 @@ describe("bench harness", () => {
     });
   });
 
-  it("starts a gated paced run at the gate file's instant plus its phase", async () => {
+  /** Run a gated `bench:rate=10 bench:count=2` script; resolves with its deltas' write instants (wall ms). */
+  async function gatedRun(
+    gateContent: string,
+    phaseUs: number,
+  ): Promise<{ written: number[]; log: string[] }> {
     const gateN = 900_000_000 + Math.floor(Math.random() * 1e8);
     const file = gatePath(gateN);
-    const startAt = wallMs() + 150;
-    fs.writeFileSync(file, startAt.toFixed(3));
+    fs.writeFileSync(file, gateContent);
     try {
       const script = benchScript({
-        initial_prompt: `x bench:rate=10 bench:count=2 bench:gate=${gateN} bench:phase=40000`,
+        initial_prompt: `x bench:rate=10 bench:count=2 bench:gate=${gateN} bench:phase=${phaseUs}`,
       } as SpawnSpecJson);
       const written: number[] = [];
+      const log: string[] = [];
       const ctx = {
         id: "a".repeat(12),
-        emit: (f: { type: string; text?: string }) => {
+        emit: (f: { type: string }) => {
           if (f.type === "AssistantTextDelta") written.push(wallMs());
         },
         sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+        log: (line: string) => log.push(line),
       } as unknown as WorkerContext;
       await script!.run(ctx);
-      expect(written).toHaveLength(2);
-      // Due at start + 40 ms and start + 140 ms (10/s); a late timer may add a few ms, never subtract.
-      expect(written[0]! - startAt).toBeGreaterThanOrEqual(39);
-      expect(written[0]! - startAt).toBeLessThan(90);
-      expect(written[1]! - startAt).toBeGreaterThanOrEqual(139);
+      return { written, log };
     } finally {
       fs.rmSync(file, { force: true });
+    }
+  }
+
+  it("starts a gated paced run at the gate file's instant plus its phase, one period apart", async () => {
+    const startAt = wallMs() + 150;
+    const { written, log } = await gatedRun(startAt.toFixed(3), 40_000);
+    expect(log).toEqual([]);
+    expect(written).toHaveLength(2);
+    // Due at start + 40 ms and + 140 ms (10/s): never before; a loaded machine's timers may be late,
+    // but not by the 100 ms that would put the first frame in the second's slot.
+    expect(written[0]! - startAt).toBeGreaterThanOrEqual(40);
+    expect(written[0]! - startAt).toBeLessThan(130);
+    expect(written[1]! - startAt).toBeGreaterThanOrEqual(140);
+    expect(written[1]! - written[0]!).toBeGreaterThan(50);
+  });
+
+  it("starts a paced run whose gate holds no usable instant when it sees the gate, and says so", async () => {
+    for (const content of ["", "garbage", "1", (wallMs() - 3_600_000).toFixed(3)]) {
+      const seen = wallMs();
+      const { written, log } = await gatedRun(content, 30_000);
+      expect(log, content).toEqual([
+        "bench: the gate file holds no usable start instant; the schedule starts now",
+      ]);
+      expect(written, content).toHaveLength(2);
+      // Not the whole schedule at once (a stale instant made every slot overdue): a period apart.
+      expect(written[1]! - written[0]!, content).toBeGreaterThan(50);
+      expect(written[0]! - seen, content).toBeGreaterThanOrEqual(29);
     }
   });
 
