@@ -271,10 +271,9 @@ export async function gatewayCase(ctx: RunContext, agents: number, c: Case, t: T
     const perAgent = c.rate / agents;
     if (!Number.isInteger(perAgent))
       throw new Error(`rate ${c.rate} is not a whole number of events/s per agent`);
-    // The paced deltas start at the instant the gate file holds, written once every subscriber is
-    // attached (bench:rate takes whole frames per second). Enough
-    // of them to outlast warm-up, window and drain with room to spare; the rest are cut off when
-    // the simulator stops.
+    // The paced deltas (bench:rate takes whole frames per second) start at the instant the gate
+    // file holds, written once every subscriber is attached. Enough of them to outlast warm-up,
+    // window and drain with room to spare; the rest are cut off when the simulator stops.
     const count = Math.ceil(perAgent * ((t.warmMs + t.windowMs + t.maxDrainMs) / 1000 + 10));
     // Agent k's schedule starts k/agents of a period after the gate's instant: phases spread evenly
     // over one period, as the bare-ws baseline's (ws-baseline-main.ts), not every agent's frame at

@@ -88,6 +88,16 @@ describe("bench harness", () => {
     expect(written[1]! - written[0]!).toBeGreaterThan(50);
   });
 
+  it("starts a paced run that sees its gate late at its next slot, not with the overdue ones at once", async () => {
+    const startAt = wallMs() - 250;
+    const { written, log } = await gatedRun(startAt.toFixed(3), 0);
+    expect(log).toEqual([]);
+    expect(written).toHaveLength(2);
+    // Slots at +0, +100, +200 ms are past when it starts: the first frame goes at the +300 ms slot.
+    expect(written[0]! - startAt).toBeGreaterThanOrEqual(300);
+    expect(written[1]! - written[0]!).toBeGreaterThan(50);
+  });
+
   it("starts a paced run whose gate holds no usable instant when it sees the gate, and says so", async () => {
     for (const content of ["", "garbage", "1", (wallMs() - 3_600_000).toFixed(3)]) {
       const seen = wallMs();
