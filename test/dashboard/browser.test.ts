@@ -251,6 +251,19 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
       };
     }, "Error: the reason it failed");
     expect(seen).toEqual({ overflows: true, first: false, error: true, last: true });
+
+    // The reader scrolls up to the first lines. Other agents' changes redraw the view's facts, but
+    // not this box: it is the same element, still scrolled where the reader left it.
+    const scrolledUp = await box.evaluate((pre) => {
+      pre.dataset["seen"] = "before";
+      pre.scrollTop = -pre.scrollHeight; // column-reverse: 0 is the end, negative is up
+      return pre.scrollTop;
+    });
+    expect(scrolledUp).toBeLessThan(0);
+    const other = await spawn("quick");
+    await eventually(() => row(page, other).getAttribute("data-status")).toBe("DONE");
+    const after = await box.evaluate((pre) => ({ seen: pre.dataset["seen"], scrollTop: pre.scrollTop }));
+    expect(after).toEqual({ seen: "before", scrollTop: scrolledUp });
   });
 
   it("kill from the agent view asks for confirmation, then the status becomes killed", async () => {

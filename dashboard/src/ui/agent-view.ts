@@ -64,6 +64,8 @@ export class AgentView {
     hidden: true,
     "aria-labelledby": "failure-heading",
   });
+  /** What the failure block shows now (see `showFailure`); null while it is hidden. */
+  private failureKey: string | null = null;
   private readonly error = h("p", { class: "error", role: "alert", hidden: true });
   private readonly actions = new AgentActions({
     agent: () => this.agent(),
@@ -246,8 +248,15 @@ export class AgentView {
     this.showFailure(agent.failure);
   }
 
-  /** Show why the run failed, or hide the block. */
+  /**
+   * Show why the run failed, or hide the block. It is redrawn only when what it shows changed:
+   * every fleet change (any agent's) calls this, and a redraw would throw away the reader's scroll
+   * position in the worker.log box and any text they selected there.
+   */
   private showFailure(f: Agent["failure"]): void {
+    const key = f === null ? null : JSON.stringify([f.exitCode, f.logTail, f.logTruncated, f.reason]);
+    if (key === this.failureKey) return;
+    this.failureKey = key;
     this.failure.hidden = f === null;
     if (f === null) {
       replaceChildren(this.failure);
