@@ -75,7 +75,10 @@ describe("launch queue against a daemon that does not answer", () => {
     cleanups.push(() => d.close());
     const { f, queue } = await gateway(d);
     const prompt = "stopped daemon fake:hold=1000";
-    d.daemon.pause();
+    // Stopped as it reads the spawn: the request reached it. (Paused before the enqueue, a poll
+    // timing out first would mark the workspace unreachable, and the fleet would then probe with
+    // `status` and never send the spawn: a different fault, which CI's load made happen.)
+    d.daemon.pauseAtNext("spawn");
     const { launch } = await queue.enqueue(request(prompt));
     // The spawn (400 ms deadline) and the list asked after it (1.5 s) both time out.
     await waitFor(async () => {
@@ -85,6 +88,8 @@ describe("launch queue against a daemon that does not answer", () => {
     expect((await f.db.prisma.launch.findUniqueOrThrow({ where: { id: launch.id } })).state).toBe(
       "DISPATCHED",
     );
+    const spawns = d.daemon.requests.filter((r) => r.line.includes('"kind":"spawn"'));
+    expect(spawns.map((r) => r.reply)).toEqual([null]); // read, not yet applied
     d.daemon.resume(); // the stopped daemon now applies the spawn it had read
     await waitFor(
       async () =>

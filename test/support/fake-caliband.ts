@@ -216,6 +216,8 @@ export class FakeCaliband {
   private hanging = false;
   /** Set while paused: resolves (and is cleared) on resume. */
   private pausedGate: { promise: Promise<void>; release: () => void } | null = null;
+  /** Set by {@link pauseAtNext}: the request kind that pauses the daemon as it is read. */
+  private pauseAtKind: CtlRequest["kind"] | null = null;
   private closed = false;
   private shutdownWaiters: Array<() => void> = [];
 
@@ -316,6 +318,15 @@ export class FakeCaliband {
     let release!: () => void;
     const promise = new Promise<void>((r) => (release = r));
     this.pausedGate = { promise, release };
+  }
+
+  /**
+   * Like a SIGSTOP that lands as the daemon reads its next request of `kind` (e.g. `"spawn"`):
+   * that request is read (it is in {@link requests}) and then it and everything after it waits for
+   * {@link resume}, as with {@link pause}. Everything before it was answered normally.
+   */
+  pauseAtNext(kind: CtlRequest["kind"]): void {
+    this.pauseAtKind = kind;
   }
 
   /** Like SIGCONT after {@link pause}. */
@@ -468,6 +479,13 @@ export class FakeCaliband {
     const entry: RequestLogEntry = { line, reply: null };
     this.requests.push(entry);
     if (this.hanging) return;
+    if (this.pauseAtKind !== null) {
+      const decoded = decodeCtlRequest(line);
+      if (decoded.ok && decoded.request.kind === this.pauseAtKind) {
+        this.pauseAtKind = null;
+        this.pause();
+      }
+    }
     if (this.pausedGate) await this.pausedGate.promise;
     const out = await this.dispatch(line, gen);
     if (out === null || gen !== this.generation || conn.destroyed) {
