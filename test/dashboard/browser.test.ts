@@ -256,14 +256,21 @@ describe("dashboard in Chromium", { timeout: 60_000 }, () => {
     // not this box: it is the same element, still scrolled where the reader left it.
     const scrolledUp = await box.evaluate((pre) => {
       pre.dataset["seen"] = "before";
-      pre.scrollTop = -pre.scrollHeight; // column-reverse: 0 is the end, negative is up
+      document.querySelector<HTMLElement>("#agent-view dl.facts > *")!.dataset["seen"] = "before";
+      // column-reverse: 0 is the end, negative is up; halfway, so no clamping moves it
+      pre.scrollTop = -Math.round((pre.scrollHeight - pre.clientHeight) / 2);
       return pre.scrollTop;
     });
     expect(scrolledUp).toBeLessThan(0);
     const other = await spawn("quick");
     await eventually(() => row(page, other).getAttribute("data-status")).toBe("DONE");
-    const after = await box.evaluate((pre) => ({ seen: pre.dataset["seen"], scrollTop: pre.scrollTop }));
-    expect(after).toEqual({ seen: "before", scrollTop: scrolledUp });
+    const after = await box.evaluate((pre) => ({
+      seen: pre.dataset["seen"],
+      scrollTop: pre.scrollTop,
+      // The view did redraw meanwhile: its facts are new elements.
+      factsRedrawn: document.querySelector('#agent-view dl.facts [data-seen="before"]') === null,
+    }));
+    expect(after).toEqual({ seen: "before", scrollTop: scrolledUp, factsRedrawn: true });
   });
 
   it("kill from the agent view asks for confirmation, then the status becomes killed", async () => {

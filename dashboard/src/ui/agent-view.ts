@@ -10,7 +10,7 @@ import { AGENT_EVENTS, AGENT_QUERY } from "../api/documents.js";
 import { NONE } from "../../../src/format/index.js";
 import { request } from "../api/http.js";
 import type { LiveConnection } from "../api/live.js";
-import type { Agent, FleetEvent } from "../api/types.js";
+import type { Agent, FleetEvent, RunFailure } from "../api/types.js";
 import type { FleetState } from "../state/fleet.js";
 import { Timeline } from "../state/timeline.js";
 import { AgentActions } from "./agent-actions.js";
@@ -254,7 +254,12 @@ export class AgentView {
    * position in the worker.log box and any text they selected there.
    */
   private showFailure(f: Agent["failure"]): void {
-    const key = f === null ? null : JSON.stringify([f.exitCode, f.logTail, f.logTruncated, f.reason]);
+    // Every field of RunFailure, so that adding one without listing it here fails to compile.
+    const shown: Record<keyof RunFailure, unknown> | null =
+      f === null
+        ? null
+        : { exitCode: f.exitCode, logTail: f.logTail, logTruncated: f.logTruncated, reason: f.reason };
+    const key = shown === null ? null : JSON.stringify(shown);
     if (key === this.failureKey) return;
     this.failureKey = key;
     this.failure.hidden = f === null;
@@ -275,6 +280,8 @@ export class AgentView {
     this.open.stop();
     clearTimeout(this.open.refreshTimer);
     this.open = null;
+    // Another agent's identical failure gets a box of its own (its own scroll position).
+    this.showFailure(null);
   }
 
   private agent(): Agent | null {
