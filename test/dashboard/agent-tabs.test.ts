@@ -304,6 +304,9 @@ describe("agent view tabs", { timeout: 90_000 }, () => {
     const form = page.getByRole("form", { name: "Create a branch from these changes" });
     const name = form.getByLabel("Branch name");
     const alert = form.getByRole("alert");
+    // The tab's first reads (and a re-read when the view learns the run ended) rebuild the form:
+    // type into the one that stays.
+    await page.waitForLoadState("networkidle");
     await name.fill("bad..name");
     await form.getByRole("button", { name: "Create branch" }).click();
     await eventually(() => alert.textContent()).toBe(
