@@ -304,8 +304,8 @@ describe("agent view tabs", { timeout: 90_000 }, () => {
     const form = page.getByRole("form", { name: "Create a branch from these changes" });
     const name = form.getByLabel("Branch name");
     const alert = form.getByRole("alert");
-    // The tab's first reads (and a re-read when the view learns the run ended) rebuild the form:
-    // type into the one that stays.
+    // Let the tab's first reads settle before typing (CI once saw no alert after the click; a
+    // re-read racing the click is suspected, not proven).
     await page.waitForLoadState("networkidle");
     await name.fill("bad..name");
     await form.getByRole("button", { name: "Create branch" }).click();

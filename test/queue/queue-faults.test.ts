@@ -16,6 +16,7 @@ import {
 import { LaunchQueue } from "../../src/queue/queue.js";
 import { NO_RETRY, type LaunchRequest } from "../../src/queue/types.js";
 import { silentLogger } from "../../src/log.js";
+import { decodeCtlRequest } from "../support/ctl-request.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -88,7 +89,10 @@ describe("launch queue against a daemon that does not answer", () => {
     expect((await f.db.prisma.launch.findUniqueOrThrow({ where: { id: launch.id } })).state).toBe(
       "DISPATCHED",
     );
-    const spawns = d.daemon.requests.filter((r) => r.line.includes('"kind":"spawn"'));
+    const spawns = d.daemon.requests.filter((r) => {
+      const decoded = decodeCtlRequest(r.line);
+      return decoded.ok && decoded.request.kind === "spawn";
+    });
     expect(spawns.map((r) => r.reply)).toEqual([null]); // read, not yet applied
     d.daemon.resume(); // the stopped daemon now applies the spawn it had read
     await waitFor(

@@ -329,8 +329,9 @@ export class FakeCaliband {
     this.pauseAtKind = kind;
   }
 
-  /** Like SIGCONT after {@link pause}. */
+  /** Like SIGCONT after {@link pause}; also cancels a {@link pauseAtNext} that has not fired. */
   resume(): void {
+    this.pauseAtKind = null;
     const gate = this.pausedGate;
     this.pausedGate = null;
     gate?.release();
