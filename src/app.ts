@@ -9,6 +9,7 @@
  */
 import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import { createSecureContext } from "node:tls";
 import type { Config } from "./config.js";
 import { ConfigError, StartupError } from "./errors.js";
@@ -318,6 +319,10 @@ export async function startApp(
       env,
       allowEnv: config.allowEnv,
       allowRoots: config.allowRoots,
+      credentialsDirs:
+        config.calibandCredentialsDirs.length > 0
+          ? config.calibandCredentialsDirs
+          : [path.join(config.dataDir, "calibands")],
       onPollRound: (ms) => gw.metrics.observePollRound(ms),
     });
     fleet = theFleet;

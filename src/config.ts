@@ -52,6 +52,11 @@ export interface Config {
   allowEnv: string[];
   /** Absolute directories workspace roots must be inside (empty = anywhere allowed). */
   allowRoots: string[];
+  /**
+   * Absolute directories remote workspaces' CA and token files must be inside
+   * (`--caliband-credentials-dir`, repeatable; issue 18 item 5). Empty = `<dataDir>/calibands`.
+   */
+  calibandCredentialsDirs: string[];
   /** Most WebSocket connections open at once (graphql-ws), gateway-wide. */
   maxConnections: number;
   /**
@@ -269,6 +274,17 @@ const SETTINGS: readonly SettingSpec[] = [
       .transform((p) => path.resolve(p)),
   },
   {
+    key: "calibandCredentialsDirs",
+    flag: "--caliband-credentials-dir",
+    env: "PROSPERO_CALIBAND_CREDENTIALS_DIRS",
+    expected: "absolute directory paths, separated by ':' in the env var",
+    separator: ":",
+    schema: z
+      .string()
+      .refine((p) => path.isAbsolute(p) && !p.includes("\0"))
+      .transform((p) => path.resolve(p)),
+  },
+  {
     key: "maxConnections",
     flag: "--max-connections",
     env: "PROSPERO_MAX_CONNECTIONS",
@@ -437,6 +453,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: [],
     allowEnv: [],
     allowRoots: [],
+    calibandCredentialsDirs: [],
     maxConnections: 256,
     trustedDocumentsOnly: false,
     maxConcurrent: null,

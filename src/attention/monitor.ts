@@ -434,7 +434,9 @@ export class HealthMonitor {
         ),
       ),
     );
-    for (const ws of workspaces) {
+    // A remote workspace's root is a path on its daemon's host: its disk is not measurable here.
+    const local = workspaces.filter((w) => w.remote === null);
+    for (const ws of local) {
       results.push(
         await this.measure("workspace_disk_free", ws.name, ws.name, async () =>
           checkDiskFree(
@@ -451,7 +453,7 @@ export class HealthMonitor {
     const registered = new Set(workspaces.map((w) => w.name));
     for (const name of this.walks.keys()) if (!registered.has(name)) this.walks.delete(name);
     const walkLimit = th("worktrees_disk_used");
-    for (const ws of workspaces) {
+    for (const ws of local) {
       const prev = this.walks.get(ws.name);
       if (
         prev &&

@@ -237,11 +237,14 @@ function dial(
     throw new Unreachable(where, `invalid address ${JSON.stringify(endpoint.addr)}; expected host:port`);
   }
   if (transport.tls === undefined) return { socket: net.createConnection(target), readyEvent: "connect" };
+  const serverName = transport.tls.serverName;
+  // SNI carries DNS names only (RFC 6066 §3): an IP server name is verified, not sent.
   const socket = tls.connect({
     host: target.host,
     port: target.port,
     ca: transport.tls.caPem,
-    servername: transport.tls.serverName,
+    ...(net.isIP(serverName) === 0 ? { servername: serverName } : {}),
+    checkServerIdentity: (_host, cert) => tls.checkServerIdentity(serverName, cert),
     rejectUnauthorized: true,
   });
   return { socket, readyEvent: "secureConnect" };

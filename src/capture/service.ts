@@ -87,6 +87,13 @@ export function turnedOffReason(workspace: string): string {
   return `change capture is turned off for workspace ${workspace}`;
 }
 
+/**
+ * The OFF reason of a workspace whose caliband is on another host (issue 18 item 5): its runs'
+ * working trees are there, and the gateway reads no path a remote daemon names.
+ */
+export const REMOTE_REASON =
+  "the workspace's caliband is on another host: its runs' working trees are not readable from the gateway";
+
 /** The OFF reason of a workspace that is not a git repository. */
 export const NOT_GIT_REASON = "the workspace is not a git repository";
 
@@ -389,6 +396,7 @@ export class CaptureService {
   async settingOf(workspace: string): Promise<CaptureSetting> {
     const ws = await this.workspaceRow(workspace);
     if (!ws.captureChanges) return { enabled: false, active: false, reason: turnedOffReason(workspace) };
+    if (ws.endpoint !== null) return { enabled: true, active: false, reason: REMOTE_REASON };
     const git = await gitLayout(ws.root);
     if (git === "none") return { enabled: true, active: false, reason: NOT_GIT_REASON };
     if (git !== "top")
@@ -621,6 +629,10 @@ export class CaptureService {
     if (!ws) return;
     if (!ws.captureChanges) {
       if (row.headCommit === null) await this.store(row, { state: "OFF", reason: turnedOffReason(ws.name) });
+      return;
+    }
+    if (ws.endpoint !== null) {
+      if (row.headCommit === null) await this.store(row, { state: "OFF", reason: REMOTE_REASON });
       return;
     }
     if (agent.workingDir === "") {

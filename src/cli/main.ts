@@ -52,6 +52,7 @@ interface ServeOptions {
   trustProxy?: string[];
   allowEnv?: string[];
   allowRoot?: string[];
+  calibandCredentialsDir?: string[];
   maxConnections?: string;
   trustedDocumentsOnly?: boolean;
   maxConcurrent?: string;
@@ -148,6 +149,7 @@ async function serve(opts: ServeOptions): Promise<void> {
       trustProxy: opts.trustProxy,
       allowEnv: opts.allowEnv,
       allowRoots: opts.allowRoot,
+      calibandCredentialsDirs: opts.calibandCredentialsDir,
       maxConnections: opts.maxConnections,
       trustedDocumentsOnly: opts.trustedDocumentsOnly,
       maxConcurrent: opts.maxConcurrent,
@@ -274,6 +276,11 @@ export function buildProgram(): Command {
     .option(
       "--allow-root <dir>",
       "workspace roots must be inside this directory; repeatable (env PROSPERO_ALLOW_ROOTS, ':'-separated)",
+      collect,
+    )
+    .option(
+      "--caliband-credentials-dir <dir>",
+      "remote workspaces' CA and token files must be inside this directory; repeatable (env PROSPERO_CALIBAND_CREDENTIALS_DIRS, ':'-separated; default <data-dir>/calibands)",
       collect,
     )
     .option(

@@ -9,13 +9,22 @@
  */
 import fs from "node:fs";
 import { ensureDaemon, type DaemonHandle } from "../caliband/discovery.js";
-import type { CalibandClient } from "../caliband/client.js";
+import { CalibandClient } from "../caliband/client.js";
 import { AutostartBackoff, CalibandNotInstalled, DaemonStartFailed } from "../caliband/errors.js";
+import type { Transport } from "../caliband/transport.js";
+import { InvalidState } from "../errors.js";
 import { controlSocketPath } from "../caliband/paths.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { daemonEnvOverlay, type EnvPolicy } from "./provider.js";
 import type { Workspace } from "./registry.js";
+import {
+  describeRemote,
+  loadRemoteTransport,
+  remoteControlEndpoint,
+  type RemoteCaliband,
+  type RemotePolicy,
+} from "./remote.js";
 
 /** Settings of the pool (from the gateway config). */
 export interface DaemonPoolOptions {
@@ -41,6 +50,8 @@ export interface DaemonPoolOptions {
   autostartBackoff?: { initialMs?: number; maxMs?: number };
   /** Per-request deadlines override for the clients, ms. */
   deadlines?: { list?: number; status?: number; spawn?: number };
+  /** Where remote workspaces' credential files may be (the registry's policy); default none. */
+  remotePolicy?: RemotePolicy;
   logger?: Logger;
 }
 
@@ -85,6 +96,14 @@ export class DaemonPool {
    */
   handle(ws: Workspace): Promise<DaemonHandle> {
     let p = this.handles.get(ws.name);
+    if (!p && ws.remote) {
+      p = this.remoteHandle(ws.name, ws.root, ws.remote);
+      const attempt = p;
+      p.catch(() => {
+        if (this.handles.get(ws.name) === attempt) this.handles.delete(ws.name);
+      });
+      this.handles.set(ws.name, p);
+    }
     if (!p) {
       const backoff = this.backoffs.get(ws.name);
       if (backoff && backoff.root !== ws.root) this.backoffs.delete(ws.name);
@@ -128,6 +147,35 @@ export class DaemonPool {
       this.handles.set(ws.name, p);
     }
     return p;
+  }
+
+  /**
+   * A remote workspace's daemon (issue 18 item 5): a client over TCP + TLS + bearer token built
+   * from its credentials as they are now; never started, never probed here (the poll's `list`
+   * finds out whether it answers, and its failure drops this handle).
+   * @throws RemoteCredentialsUnavailable when the CA or token cannot be read.
+   */
+  private async remoteHandle(name: string, root: string, remote: RemoteCaliband): Promise<DaemonHandle> {
+    const transport = await loadRemoteTransport(
+      remote,
+      this.opts.remotePolicy ?? { credentialsDirs: [] },
+      this.opts.env ?? process.env,
+    );
+    const client = new CalibandClient(remoteControlEndpoint(remote, transport), {
+      deadlines: this.opts.deadlines,
+      logger: (this.opts.logger ?? silentLogger).child({ module: "caliband-remote", workspace: name }),
+    });
+    return { canonicalRoot: root, socketPath: describeRemote(remote), client, started: false };
+  }
+
+  /**
+   * The transport per-agent streams of `ws` use: none for a local workspace (Unix sockets), the
+   * TLS settings and token of its daemon's client for a remote one.
+   * @throws as {@link client}.
+   */
+  async transportOf(ws: Workspace): Promise<Transport> {
+    if (!ws.remote) return {};
+    return (await this.handle(ws)).client.transport;
   }
 
   /** Count a failed autostart and schedule the next attempt (doubling delay, capped). */
@@ -190,10 +238,16 @@ export class DaemonPool {
    * Stop the workspace's daemon and start it again with the workspace's current env. Workers
    * survive a daemon shutdown; after the restart caliband lists running agents as `crashed`
    * (§5.7). An explicit restart clears an autostart backoff (it is one attempt, not a poll loop).
-   * @throws Unreachable when the old daemon does not go away within the startup timeout, or the
-   *   errors of {@link client} for the new one.
+   * @throws InvalidState for a remote workspace (its daemon is another host's to start); Unreachable
+   *   when the old daemon does not go away within the startup timeout, or the errors of
+   *   {@link client} for the new one.
    */
   async restart(ws: Workspace): Promise<DaemonHandle> {
+    if (ws.remote) {
+      throw new InvalidState(
+        `workspace ${ws.name}'s caliband runs on another host (${describeRemote(ws.remote)}): restart it there`,
+      );
+    }
     const timeout = this.opts.startupTimeoutMs ?? 10_000;
     this.backoffs.delete(ws.name);
     try {

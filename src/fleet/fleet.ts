@@ -11,6 +11,7 @@ import type { StoreWriter } from "../store/writer.js";
 import { DaemonPool, type DaemonPoolOptions } from "./daemons.js";
 import { InvalidState } from "../errors.js";
 import { IngestManager } from "./ingest-manager.js";
+import type { IngestTarget } from "./ingest.js";
 import { Lifecycle } from "./lifecycle.js";
 import { newFleetMetrics, type FleetMetrics } from "./metrics.js";
 import { Poller, WorkspaceLocks } from "./poller.js";
@@ -25,6 +26,7 @@ import {
 import { Recorder } from "./recorder.js";
 import { InFlight } from "./inflight.js";
 import { WorkspaceRegistry, type Workspace } from "./registry.js";
+import type { RemoteCalibandInput, RemotePolicy } from "./remote.js";
 import { parseAllowRoots } from "./roots.js";
 import { FleetState } from "./state.js";
 
@@ -57,6 +59,11 @@ export interface FleetOptions extends DaemonPoolOptions {
    * malformed prefix throws ConfigError from the constructor.
    */
   allowRoots?: readonly string[];
+  /**
+   * Directories remote workspaces' CA and token files must lie in (`--caliband-credentials-dir`,
+   * absolute; issue 18 item 5). Empty or absent: no remote workspace can be added.
+   */
+  credentialsDirs?: readonly string[];
   /**
    * Called with each completed poll round's wall time, ms (the gateway's `/metrics` histogram
    * `prospero_poll_round_duration_seconds`). Must not throw.
@@ -92,26 +99,33 @@ export class Fleet {
   constructor(private readonly opts: FleetOptions) {
     this.log = opts.logger.child({ module: "fleet" });
     const envPolicy = new EnvPolicy(opts.allowEnv ?? []);
+    const remotePolicy: RemotePolicy = { credentialsDirs: opts.credentialsDirs ?? [] };
     this.registry = new WorkspaceRegistry(opts.db, opts.writer, {
       envPolicy,
       allowRoots: parseAllowRoots(opts.allowRoots ?? []),
       // Agents of a workspace rooted at (or above) the data dir would work next to its admin token.
       protectedDirs: [opts.dataDir],
+      remotePolicy,
+      env: opts.env ?? process.env,
     });
-    this.daemons = new DaemonPool({ ...opts, envPolicy, logger: opts.logger });
+    this.daemons = new DaemonPool({ ...opts, envPolicy, remotePolicy, logger: opts.logger });
     this.recorder = new Recorder(opts.store, this.state, this.log, Date.now, {
       db: opts.db,
       metrics: this.metrics,
+      isRemote: (name) => this.registry.find(name)?.remote != null,
     });
-    this.ingest = new IngestManager({
-      db: opts.db,
-      store: opts.store,
-      prices: opts.prices ?? DEFAULT_PRICES,
-      metrics: this.metrics,
-      log: opts.logger,
-      forceSocket: opts.forceSocketIngest ?? false,
-      tailIntervalMs: opts.tailIntervalMs ?? 100,
-    });
+    this.ingest = new IngestManager(
+      {
+        db: opts.db,
+        store: opts.store,
+        prices: opts.prices ?? DEFAULT_PRICES,
+        metrics: this.metrics,
+        log: opts.logger,
+        forceSocket: opts.forceSocketIngest ?? false,
+        tailIntervalMs: opts.tailIntervalMs ?? 100,
+      },
+      (t) => this.ingestTargetFor(t),
+    );
     const inflight = new InFlight();
     this.lifecycle = new Lifecycle({
       registry: this.registry,
@@ -139,6 +153,24 @@ export class Fleet {
       onQuiescent: (ws) => this.applyPendingConfig(ws),
       ...(opts.onPollRound ? { onRound: opts.onPollRound } : {}),
     });
+  }
+
+  /**
+   * A remote workspace's agent as ingest follows it (issue 18 item 5): over its per-agent TCP
+   * endpoint with the daemon's TLS settings and token, through the socket only (its session dir
+   * is on another host). A local workspace's target is returned as it is.
+   * @throws Error when a remote daemon advertised a Unix endpoint (a path on this host is never
+   *   followed for another host's daemon); the errors of `DaemonPool.transportOf`.
+   */
+  private async ingestTargetFor(t: IngestTarget): Promise<IngestTarget> {
+    const ws = this.registry.find(t.workspace);
+    if (!ws?.remote) return t;
+    if (t.endpoint.scheme !== "tcp") {
+      throw new Error(
+        `the remote daemon of workspace ${ws.name} named a Unix endpoint for agent ${t.agentId}; not followed`,
+      );
+    }
+    return { ...t, sessionDir: "", transport: await this.daemons.transportOf(ws) };
   }
 
   /** The gateway environment daemons are started from (API keys are read from it by name). */
@@ -171,6 +203,7 @@ export class Fleet {
     name: string;
     root: string;
     config?: ProviderConfigChange;
+    remote?: RemoteCalibandInput | null;
   }): Promise<{ workspace: Workspace; created: boolean }> {
     const res = await this.registry.add(input);
     this.state.ensureWorkspace(res.workspace.name);

@@ -19,14 +19,25 @@ export interface IngestListener {
   onSocketClosed(target: IngestTarget): void;
 }
 
+/**
+ * Completes a target before its task starts or its worker is probed: the Fleet gives a remote
+ * workspace's agents the TLS settings and token of their daemon and takes their session dir
+ * away (it is on another host, so ingest follows the socket only). Rejects when the target
+ * cannot be followed (its credentials are unreadable, or a remote daemon named a Unix endpoint).
+ */
+export type TargetResolver = (target: IngestTarget) => Promise<IngestTarget>;
+
 /** Owns the ingest tasks of the gateway. */
 export class IngestManager {
   private readonly tasks = new Map<string, Promise<IngestTask>>();
   private closed = false;
   private listener: IngestListener | null = null;
   private readonly deps: IngestDeps;
+  private readonly resolve: TargetResolver;
 
-  constructor(deps: IngestDeps) {
+  /** @param resolve completes each target (default: as given). */
+  constructor(deps: IngestDeps, resolve: TargetResolver = (t) => Promise.resolve(t)) {
+    this.resolve = resolve;
     this.deps = {
       ...deps,
       onEnded: (task) => {
@@ -48,7 +59,7 @@ export class IngestManager {
   /** Start ingesting `target` unless a task exists or its ingest already finished. */
   ensure(target: IngestTarget): void {
     if (this.closed || this.tasks.has(target.agentId)) return;
-    const p = IngestTask.start(target, this.deps);
+    const p = this.resolve(target).then((t) => IngestTask.start(t, this.deps));
     p.catch((err: unknown) => {
       this.deps.log.error({ err, agent: target.agentId }, "ingest task failed to start");
       this.tasks.delete(target.agentId);
@@ -91,12 +102,20 @@ export class IngestManager {
    * Whether `target`'s worker is alive now: its task holds an open stream connection, or (no
    * connection held) the endpoint accepts one right now ({@link probeWorker}). A worker whose daemon
    * was lost keeps running (§5.7), so a daemon's terminal word does not prove the worker ended.
+   * A target that cannot be completed (see {@link TargetResolver}) counts as alive: nothing
+   * proves it gone.
    */
   async workerAlive(target: IngestTarget): Promise<boolean> {
     const p = await this.progress(target.agentId);
     if (p?.connected) return true;
     if (p?.workerGoneAtMs !== null && p?.workerGoneAtMs !== undefined) return false;
-    return probeWorker(target.endpoint, target.transport, 500);
+    let t: IngestTarget;
+    try {
+      t = await this.resolve(target);
+    } catch {
+      return true;
+    }
+    return probeWorker(t.endpoint, t.transport, 500);
   }
 
   /** Ingest tasks held now: running, or started and not yet finished. */

@@ -8,7 +8,7 @@
  * session dir, input goes to the per-agent endpoint only (#130) and is recorded before it is
  * written (issue 12 item 6).
  */
-import { AgentNotFound } from "../caliband/errors.js";
+import { AgentNotFound, Protocol } from "../caliband/errors.js";
 import { sendInbound } from "../caliband/stream.js";
 import {
   encodeSpawnSpec,
@@ -27,6 +27,7 @@ import { ingestTargetOf, type WorkspaceLocks } from "./poller.js";
 import { settledStatus } from "./reconcile.js";
 import { daemonEnvOverlay } from "./provider.js";
 import { Recorder } from "./recorder.js";
+import { describeRemote } from "./remote.js";
 import type { WorkspaceRegistry } from "./registry.js";
 import type { AgentView, FleetState } from "./state.js";
 
@@ -504,8 +505,15 @@ export class Lifecycle {
    */
   private async deliver(id: string, frame: InboundFrame): Promise<void> {
     const a = await this.interactiveTarget(id);
-    const client = await this.deps.daemons.client(this.deps.registry.get(a.workspace));
+    const ws = this.deps.registry.get(a.workspace);
+    const client = await this.deps.daemons.client(ws);
     const endpoint = await client.attach(id);
+    if (ws.remote && endpoint.scheme !== "tcp") {
+      // A path on this host is never written to for another host's daemon.
+      throw new Protocol(`the remote daemon named a Unix endpoint for agent ${id}; input not sent`, {
+        endpoint: describeRemote(ws.remote),
+      });
+    }
     const text = frame.type === "UserMessage" ? frame.text : null;
     await this.deps.recorder.input(a.workspace, id, text);
     try {

@@ -24,6 +24,7 @@ import type { FleetMetrics } from "./metrics.js";
 import type { InFlight } from "./inflight.js";
 import { diffAgents, settledStatus, type KnownAgent } from "./reconcile.js";
 import { Recorder } from "./recorder.js";
+import { remoteFailureReason } from "./remote.js";
 import type { Workspace, WorkspaceRegistry } from "./registry.js";
 import type { AgentView, FleetState } from "./state.js";
 
@@ -185,7 +186,11 @@ export class Poller {
     } catch (err) {
       deps.metrics.poll_failures_total++;
       deps.daemons.invalidate(ws.name);
-      const reason = err instanceof Error ? err.message : String(err);
+      const reason = ws.remote
+        ? remoteFailureReason(err, ws.remote)
+        : err instanceof Error
+          ? err.message
+          : String(err);
       await this.safely(ws.name, () => deps.recorder.health(ws.name, "unreachable", reason));
       // Workers outlive their daemon (§5.7): a run whose RunEnd was ingested has ended, whatever
       // the daemon will say when it answers again.

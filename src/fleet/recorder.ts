@@ -24,7 +24,7 @@ import type { EventStore } from "../store/events.js";
 import type { NewEvent, PayloadOf } from "../events/index.js";
 import type { FleetMetrics } from "./metrics.js";
 import type { AgentView, FleetState } from "./state.js";
-import { FAILURE_STATUSES, exitCodeOfOutcome, readWorkerLogTail } from "./worker-log.js";
+import { FAILURE_STATUSES, exitCodeOfOutcome, readWorkerLogTail, unread } from "./worker-log.js";
 
 /** Why caliband stopped listing an agent (`agent_gone.reason`). */
 export type GoneReason = "removed" | "respawned" | "vanished";
@@ -50,6 +50,11 @@ export interface RecorderChecks {
   db?: PrismaClient;
   /** Counts `agent_workspace_conflicts_total`. */
   metrics?: FleetMetrics;
+  /**
+   * Whether a workspace's daemon is on another host (issue 18 item 5): its runs' session dirs are
+   * paths there, so their worker.log is never read here (the same path here is another file).
+   */
+  isRemote?: (workspace: string) => boolean;
 }
 
 /** Writes lifecycle events and keeps the served view in step. */
@@ -58,6 +63,7 @@ export class Recorder {
   private readonly conflicts = new Set<string>();
   private readonly db: PrismaClient | null;
   private readonly metrics: FleetMetrics | null;
+  private readonly isRemote: (workspace: string) => boolean;
 
   constructor(
     private readonly store: EventStore,
@@ -68,6 +74,7 @@ export class Recorder {
   ) {
     this.db = checks.db ?? null;
     this.metrics = checks.metrics ?? null;
+    this.isRemote = checks.isRemote ?? (() => false);
   }
 
   /**
@@ -245,7 +252,9 @@ export class Recorder {
           if (sessionDir === "") sessionDir = row.sessionDir;
         }
       }
-      const log = await readWorkerLogTail(sessionDir);
+      const log = this.isRemote(workspace)
+        ? unread("the run's daemon is on another host: its worker.log is not readable from the gateway")
+        : await readWorkerLogTail(sessionDir);
       return { status, ...log, exitCode: exitCodeOfOutcome(outcome) };
     } catch (err) {
       this.log.warn({ err, workspace, agent: id }, "could not read why the run failed");

@@ -7,6 +7,7 @@
  * configs the env policy (`provider.ts`), both checked on input only: stored rows from before the
  * policies still load, and the env policy is enforced again when a daemon's environment is built.
  */
+import path from "node:path";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { StoreWriter } from "../store/writer.js";
 import { Conflict, NotFound, ValidationFailed } from "../errors.js";
@@ -21,7 +22,13 @@ import {
   type ProviderConfigChange,
   type ProviderConfigInput,
 } from "./provider.js";
-import { checkWorkspaceRoot } from "./roots.js";
+import {
+  validateRemote,
+  type RemoteCaliband,
+  type RemoteCalibandInput,
+  type RemotePolicy,
+} from "./remote.js";
+import { MAX_ROOT_LENGTH, checkWorkspaceRoot } from "./roots.js";
 import { discoverSources, type Source } from "./sources.js";
 
 /** A registered workspace. */
@@ -33,6 +40,12 @@ export interface Workspace {
   /** A config change waiting for the workspace's agents to end, or null. */
   pendingConfig: ProviderConfig | null;
   createdAt: Date;
+  /**
+   * The caliband on another host this workspace is served by (issue 18 item 5), or null for the
+   * local daemon on the Unix socket derived from `root`. A remote workspace's `root` is a path on
+   * that host: nothing of the gateway's file system is read for it.
+   */
+  remote: RemoteCaliband | null;
 }
 
 /** Workspace names: 1–64 chars of letters, digits, `.`, `_`, `-`, starting alphanumeric. */
@@ -53,7 +66,75 @@ function fromRow(r: Prisma.WorkspaceModel): Workspace {
     }),
     pendingConfig: r.pendingConfig ? parseStoredProviderConfig(r.pendingConfig as ProviderConfigInput) : null,
     createdAt: r.createdAt,
+    remote: remoteOfRow(r),
   };
+}
+
+/** A stored row's remote caliband, or null for a local workspace. */
+export function remoteOfRow(r: {
+  endpoint: string | null;
+  caFile: string | null;
+  serverName: string | null;
+  tokenFromEnv: string | null;
+  tokenFile: string | null;
+}): RemoteCaliband | null {
+  if (r.endpoint === null) return null;
+  return {
+    addr: r.endpoint,
+    caFile: r.caFile ?? "",
+    serverName: r.serverName ?? "",
+    tokenFromEnv: r.tokenFromEnv,
+    tokenFile: r.tokenFile,
+  };
+}
+
+function remoteColumns(r: RemoteCaliband | null) {
+  return {
+    endpoint: r?.addr ?? null,
+    caFile: r?.caFile ?? null,
+    serverName: r?.serverName ?? null,
+    tokenFromEnv: r?.tokenFromEnv ?? null,
+    tokenFile: r?.tokenFile ?? null,
+  };
+}
+
+/** Same daemon, same credentials' sources. */
+function sameRemote(a: RemoteCaliband | null, b: RemoteCaliband | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.addr === b.addr &&
+    a.caFile === b.caFile &&
+    a.serverName === b.serverName &&
+    a.tokenFromEnv === b.tokenFromEnv &&
+    a.tokenFile === b.tokenFile
+  );
+}
+
+/**
+ * A remote workspace's root: a path on the daemon's host, so only its form is checked (absolute,
+ * at most {@link MAX_ROOT_LENGTH} characters, no NUL) and it is normalized, never resolved here.
+ * @throws ValidationFailed
+ */
+function remoteRoot(root: string): string {
+  if (!root.startsWith("/") || root.length > MAX_ROOT_LENGTH || root.includes("\0")) {
+    throw new ValidationFailed([
+      { path: ["root"], message: `expected an absolute path of at most ${MAX_ROOT_LENGTH} characters` },
+    ]);
+  }
+  return path.posix.normalize(root).replace(/(.)\/+$/, "$1");
+}
+
+/**
+ * A remote daemon's environment is set on its host: only what reaches agents through the spawn
+ * spec (provider, model) applies to it. @throws ValidationFailed naming the fields that would not.
+ */
+function checkRemoteConfig(config: ProviderConfig): void {
+  const issues: { path: string[]; message: string }[] = [];
+  const why = "a remote caliband's environment is set on its own host (only provider and model apply)";
+  if (config.baseUrl !== null) issues.push({ path: ["config", "baseUrl"], message: why });
+  if (config.apiKeyFromEnv !== null) issues.push({ path: ["config", "apiKeyFromEnv"], message: why });
+  if (Object.keys(config.env).length > 0) issues.push({ path: ["config", "env"], message: why });
+  if (issues.length > 0) throw new ValidationFailed(issues);
 }
 
 function configColumns(c: ProviderConfig) {
@@ -74,6 +155,10 @@ export interface RegistryPolicies {
   allowRoots?: readonly string[];
   /** Directories of the gateway itself (its data dir): no root may be, contain or lie inside one. */
   protectedDirs?: readonly string[];
+  /** Where remote workspaces' CA and token files may be (default: none, so no remote workspace). */
+  remotePolicy?: RemotePolicy;
+  /** Environment token variables are read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Registered workspaces, durable and in memory. */
@@ -83,6 +168,9 @@ export class WorkspaceRegistry {
   readonly envPolicy: EnvPolicy;
   private readonly allowRoots: readonly string[];
   private readonly protectedDirs: readonly string[];
+  /** The operator's rules for remote workspaces' credentials. */
+  readonly remotePolicy: RemotePolicy;
+  private readonly env: NodeJS.ProcessEnv;
 
   constructor(
     private readonly db: PrismaClient,
@@ -92,6 +180,8 @@ export class WorkspaceRegistry {
     this.envPolicy = policies.envPolicy ?? DEFAULT_ENV_POLICY;
     this.allowRoots = policies.allowRoots ?? [];
     this.protectedDirs = policies.protectedDirs ?? [];
+    this.remotePolicy = policies.remotePolicy ?? { credentialsDirs: [] };
+    this.env = policies.env ?? process.env;
   }
 
   /**
@@ -135,7 +225,9 @@ export class WorkspaceRegistry {
    * @throws NotFound
    */
   async sources(name: string): Promise<Source[]> {
-    return discoverSources(this.get(name).root);
+    const ws = this.get(name);
+    // A remote root is a path on another host: the same path here is another directory.
+    return ws.remote ? [] : discoverSources(ws.root);
   }
 
   /**
@@ -145,7 +237,9 @@ export class WorkspaceRegistry {
    */
   validateConfig(input: ProviderConfigChange, current: Workspace | null): ProviderConfig {
     const full = resolveConfigChange(input, current ? [current.pendingConfig?.env, current.config.env] : []);
-    return validateProviderConfig(full, this.envPolicy);
+    const config = validateProviderConfig(full, this.envPolicy);
+    if (current?.remote) checkRemoteConfig(config);
+    return config;
   }
 
   /**
@@ -156,34 +250,53 @@ export class WorkspaceRegistry {
    * workspace's root is free for another name.
    * The root must pass `checkWorkspaceRoot` (with the operator's `allowRoots`), the config
    * {@link validateConfig} (nothing to keep: an env entry without a value is refused).
+   * A remote workspace (`remote`, issue 18 item 5) names a caliband on another host: its settings
+   * must pass `validateRemote` (endpoint form, a token variable or an allowed file, a CA that
+   * parses), its root is a path on that host (form only, see `remoteRoot`), its config may not
+   * set the daemon's environment, and one endpoint serves one workspace.
    * @returns the workspace and whether it was created.
-   * @throws ValidationFailed (bad name, refused root, env entry without value), Conflict (#47),
-   *   ProviderMisconfigured (incoherent config, a variable the env policy refuses).
+   * @throws ValidationFailed (bad name, refused root, env entry without value, bad remote
+   *   settings), Conflict (#47; an endpoint already registered), ProviderMisconfigured (incoherent
+   *   config, a variable the env policy refuses).
    */
   async add(input: {
     name: string;
     root: string;
     config?: ProviderConfigChange;
+    remote?: RemoteCalibandInput | null;
   }): Promise<{ workspace: Workspace; created: boolean }> {
     if (!WORKSPACE_NAME.test(input.name)) {
       throw new ValidationFailed([
         { path: ["name"], message: "1–64 letters, digits, '.', '_' or '-', starting with a letter or digit" },
       ]);
     }
-    const root = await checkWorkspaceRoot(input.root, {
-      allowRoots: this.allowRoots,
-      protectedDirs: this.protectedDirs,
-    });
+    const remote = input.remote ? await validateRemote(input.remote, this.remotePolicy, this.env) : null;
+    const root = remote
+      ? remoteRoot(input.root)
+      : await checkWorkspaceRoot(input.root, {
+          allowRoots: this.allowRoots,
+          protectedDirs: this.protectedDirs,
+        });
     const config = input.config ? this.validateConfig(input.config, null) : EMPTY_PROVIDER_CONFIG;
+    if (remote) checkRemoteConfig(config);
     const existing = this.byName.get(input.name);
     if (existing) {
-      if (existing.root === root) return { workspace: existing, created: false };
-      throw new Conflict(`workspace ${input.name} is already registered for ${existing.root}, not ${root}`);
+      if (existing.root === root && sameRemote(existing.remote, remote))
+        return { workspace: existing, created: false };
+      const where = (w: { root: string; remote: RemoteCaliband | null }) =>
+        w.remote ? `${w.root} on tls://${w.remote.addr}` : w.root;
+      throw new Conflict(
+        `workspace ${input.name} is already registered for ${where(existing)}, not ${where({ root, remote })}`,
+      );
     }
-    const alias = [...this.byName.values()].find((w) => w.root === root);
+    const alias = [...this.byName.values()].find((w) =>
+      remote ? w.remote?.addr === remote.addr : w.remote === null && w.root === root,
+    );
     if (alias) {
       throw new Conflict(
-        `${root} is already registered as workspace ${alias.name} (one caliband per root)`,
+        remote
+          ? `tcp://${remote.addr} is already registered as workspace ${alias.name} (one workspace per caliband)`
+          : `${root} is already registered as workspace ${alias.name} (one caliband per root)`,
         alias.name,
       );
     }
@@ -192,11 +305,18 @@ export class WorkspaceRegistry {
     await this.writer.submit((db) => [
       db.workspace.upsert({
         where: { name: input.name },
-        create: { name: input.name, root, ...configColumns(config), createdAt },
-        update: { root, ...configColumns(config), pendingConfig: Prisma.DbNull, removedAt: null, createdAt },
+        create: { name: input.name, root, ...configColumns(config), ...remoteColumns(remote), createdAt },
+        update: {
+          root,
+          ...configColumns(config),
+          ...remoteColumns(remote),
+          pendingConfig: Prisma.DbNull,
+          removedAt: null,
+          createdAt,
+        },
       }),
     ]);
-    const ws: Workspace = { name: input.name, root, config, pendingConfig: null, createdAt };
+    const ws: Workspace = { name: input.name, root, config, pendingConfig: null, createdAt, remote };
     this.byName.set(ws.name, ws);
     return { workspace: ws, created: true };
   }

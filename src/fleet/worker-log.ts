@@ -181,7 +181,7 @@ function lastBytes(line: string, max: number): string {
 }
 
 /** A tail that could not be read, with why. */
-function unread(reason: string): WorkerLogTail {
+export function unread(reason: string): WorkerLogTail {
   return { tail: null, truncated: false, bytes: null, reason };
 }
 

@@ -17,6 +17,7 @@ import type { GraphQLContext } from "../schema/context.js";
 import { Conflict, InvalidState, NotFound, ProviderMisconfigured } from "../errors.js";
 import { AGENT_ID as AGENT_ID_PATTERN } from "../caliband/wire.js";
 import { WORKSPACE_NAME } from "../fleet/registry.js";
+import { TOKEN_ENV_NAME } from "../fleet/remote.js";
 import { allowsWorkspace } from "../auth/roles.js";
 import type { Provider } from "../fleet/provider.js";
 
@@ -319,22 +320,71 @@ const SpawnAgentInput = builder.inputType("SpawnAgentInput", {
 
 const AGENT_ID_FIELD = "caliband's 12-hex agent id (Agent.agentId).";
 
+const ABSOLUTE_PATH = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((r) => r.startsWith("/") && !r.includes("\0"), "must be an absolute path");
+
+const RemoteCalibandInputRef = builder.inputType("RemoteCalibandInput", {
+  description:
+    "A caliband on another host, started with `--listen` (TCP + TLS + bearer token; caliban ADR 0051). No secret is given here: the CA and the token are read by the gateway from files inside an operator-allowed credentials directory (`--caliband-credentials-dir`) or, for the token, from a gateway environment variable named PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>.",
+  fields: (t) => ({
+    endpoint: t.string({
+      required: true,
+      description: "The daemon's control listener: `tcp://host:port` (IPv6 hosts in brackets).",
+      validate: z.string().min(1).max(300).startsWith("tcp://", "must be tcp://host:port"),
+    }),
+    caFile: t.string({
+      required: true,
+      description:
+        "Path on the gateway's machine of the PEM CA certificate(s) the daemon's certificate must chain to; inside a credentials directory.",
+      validate: ABSOLUTE_PATH,
+    }),
+    serverName: t.string({
+      required: false,
+      description:
+        "Name the daemon's certificate must match (SNI and verification); default the endpoint's host.",
+      validate: z.string().min(1).max(253),
+    }),
+    tokenFromEnv: t.string({
+      required: false,
+      description:
+        "NAME of the gateway environment variable holding the bearer token (PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>). Exactly one of tokenFromEnv and tokenFile.",
+      validate: z
+        .string()
+        .regex(TOKEN_ENV_NAME, "must be PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>"),
+    }),
+    tokenFile: t.string({
+      required: false,
+      description:
+        "Path on the gateway's machine of a file holding the bearer token (one line), inside a credentials directory. Exactly one of tokenFromEnv and tokenFile.",
+      validate: ABSOLUTE_PATH,
+    }),
+  }),
+});
+
 const AddWorkspaceInput = builder.inputType("AddWorkspaceInput", {
   description: "A workspace to register.",
   fields: (t) => ({
     name: t.string({ required: true, description: "Unique name.", validate: WORKSPACE }),
     root: t.string({
       required: true,
-      description: "Absolute path of the workspace root directory (must exist on the gateway's machine).",
-      validate: z
-        .string()
-        .min(1)
-        .refine((r) => r.startsWith("/"), "must be an absolute path"),
+      description:
+        "Absolute path of the workspace root directory: on the gateway's machine (it must exist there), or with `remote` on the daemon's host (checked for form only).",
+      validate: ABSOLUTE_PATH,
     }),
     config: t.field({
       type: ProviderConfigInputRef,
       required: false,
-      description: "Provider configuration.",
+      description:
+        "Provider configuration (for a remote workspace only provider and model: its environment is set on its host).",
+    }),
+    remote: t.field({
+      type: RemoteCalibandInputRef,
+      required: false,
+      description:
+        "Serve the workspace from a caliband on another host over TLS (issue 18); omit for the local daemon on the root's Unix socket. Needs an admin not limited to workspaces.",
     }),
   }),
 });
@@ -434,13 +484,16 @@ builder.mutationFields((t) => ({
   addWorkspace: t.field({
     type: AddWorkspacePayload,
     description:
-      "Register a workspace (its root is canonicalized once; a second name for one root is a ConflictError: one caliband per root) and poll it. Admin role (within the token's workspaces).",
+      "Register a workspace (its root is canonicalized once; a second name for one root is a ConflictError: one caliband per root; with `remote`, one workspace per remote endpoint) and poll it. Admin role (within the token's workspaces; a remote workspace, a baseUrl or an apiKeyFromEnv needs one not limited to workspaces).",
     errors: errors("AddWorkspace", [Conflict, ProviderMisconfigured]),
-    // Where API keys go (baseUrl, apiKeyFromEnv: the gateway's own keys) is fleet-wide business.
+    // Where API keys go (baseUrl, apiKeyFromEnv: the gateway's own keys) and where a caliband token
+    // is sent (remote) are fleet-wide business.
     authScopes: (_p, { input }) => ({
       role: "admin",
       workspace: input.name,
-      ...(input.config?.baseUrl || input.config?.apiKeyFromEnv ? { allWorkspaces: true } : {}),
+      ...(input.config?.baseUrl || input.config?.apiKeyFromEnv || input.remote
+        ? { allWorkspaces: true }
+        : {}),
     }),
     args: { input: t.arg({ type: AddWorkspaceInput, required: true, description: "The workspace." }) },
     resolve: (_r, { input }, ctx) =>
@@ -450,6 +503,7 @@ builder.mutationFields((t) => ({
             name: input.name,
             root: input.root,
             config: toConfig(input.config),
+            remote: input.remote ?? null,
           });
           return { name: res.workspace.name, created: res.created };
         } catch (err) {

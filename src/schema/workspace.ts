@@ -7,7 +7,8 @@ import type { WorkspaceHealth } from "../fleet/state.js";
 import type { ProviderConfig } from "../fleet/provider.js";
 import { displayBaseUrl, parseStoredProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
 import { discoverSources, type Source } from "../fleet/sources.js";
-import { WORKSPACE_NAME } from "../fleet/registry.js";
+import { WORKSPACE_NAME, remoteOfRow } from "../fleet/registry.js";
+import type { RemoteCaliband } from "../fleet/remote.js";
 import { aggregateUsage, emptyUsageRow } from "../store/usage.js";
 import { builder, registerNode } from "./builder.js";
 import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "./agent.js";
@@ -90,6 +91,32 @@ export const ProviderConfigRef = builder.objectRef<ProviderConfig>("ProviderConf
   }),
 });
 
+/** GraphQL `RemoteCaliband`: where a remote workspace's daemon is and where its credentials come from. */
+export const RemoteCalibandRef = builder.objectRef<RemoteCaliband>("RemoteCaliband").implement({
+  description:
+    "A caliband on another host reached over TCP + TLS + bearer token (issue 18). Only where the credentials come from is returned, never the token.",
+  fields: (t) => ({
+    endpoint: t.string({
+      description: "The daemon's control listener, `tcp://host:port`.",
+      resolve: (r) => `tcp://${r.addr}`,
+    }),
+    caFile: t.exposeString("caFile", {
+      description:
+        "Path on the gateway's machine of the CA certificate(s) the daemon's certificate must chain to.",
+    }),
+    serverName: t.exposeString("serverName", { description: "Name the daemon's certificate must match." }),
+    tokenFromEnv: t.exposeString("tokenFromEnv", {
+      nullable: true,
+      description: "NAME of the gateway environment variable holding the bearer token, or null (tokenFile).",
+    }),
+    tokenFile: t.exposeString("tokenFile", {
+      nullable: true,
+      description:
+        "Path on the gateway's machine of the file holding the bearer token, or null (tokenFromEnv).",
+    }),
+  }),
+});
+
 /** Parse a stored config column set into a ProviderConfig (tolerating legacy rows). */
 function configOf(row: {
   provider: string | null;
@@ -123,7 +150,15 @@ builder.prismaNode("Workspace", {
   fields: (t) => ({
     name: t.exposeString("name", { description: "Unique name (use with workspace(name:) and mutations)." }),
     root: t.exposeString("root", {
-      description: "Canonical (realpath) root directory on the gateway's machine; one caliband per root.",
+      description:
+        "Root directory: canonical (realpath) on the gateway's machine for a local workspace (one caliband per root); for a remote one, the path on its daemon's host as given.",
+    }),
+    remote: t.field({
+      type: RemoteCalibandRef,
+      nullable: true,
+      description:
+        "The caliband on another host serving this workspace, or null for the local daemon (Unix socket).",
+      resolve: (w) => remoteOfRow(w),
     }),
     registered: t.boolean({
       description: "False once the workspace was unregistered (its runs stay in history).",
@@ -141,8 +176,9 @@ builder.prismaNode("Workspace", {
     }),
     sources: t.field({
       type: [SourceRef],
-      description: "Checkouts agents can be spawned in, discovered now as caliband does.",
-      resolve: (w) => discoverSources(w.root),
+      description:
+        "Checkouts agents can be spawned in, discovered now as caliband does; empty for a remote workspace (its root is on another host: name a source when spawning).",
+      resolve: (w) => (w.endpoint !== null ? [] : discoverSources(w.root)),
     }),
     health: t.field({
       type: WorkspaceHealthRef,

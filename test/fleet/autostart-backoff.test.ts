@@ -97,6 +97,7 @@ function workspace(h: Hanging): Workspace {
     config: validateProviderConfig({}),
     pendingConfig: null,
     createdAt: new Date(),
+    remote: null,
   };
 }
 

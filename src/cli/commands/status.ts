@@ -68,7 +68,7 @@ function printStatus(ctx: CliContext, data: StatusQuery, counts: StatusCounts, c
         "  " + c.bold(w.name),
         health(c, w.health.state) + (w.health.reason ? c.dim(` (${w.health.reason})`) : ""),
         parts.length ? parts.join(" · ") + (complete ? "" : "+") : c.dim("no agents"),
-        c.dim(w.root),
+        c.dim(w.remote ? `${w.root} on ${w.remote.endpoint}` : w.root),
       ];
     });
     ctx.out.line(table(["", "", "", ""], rows).split("\n").slice(1).join("\n"));

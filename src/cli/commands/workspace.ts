@@ -13,6 +13,7 @@ import {
   WorkspacesDocument,
   type ProviderConfigFieldsFragment,
   type ProviderConfigInput,
+  type RemoteCalibandInput,
   type Provider,
   type WorkspaceSummaryFragment,
 } from "../../sdk/index.js";
@@ -77,6 +78,47 @@ export function describeConfig(c: ProviderConfigFieldsFragment): string {
   return parts.join(" · ");
 }
 
+/** `workspace add`'s flags for a caliband on another host (issue 18). */
+interface RemoteFlags {
+  endpoint?: string;
+  caFile?: string;
+  serverName?: string;
+  tokenEnv?: string;
+  tokenFile?: string;
+}
+
+/**
+ * The remote flags as a RemoteCalibandInput (paths resolved here), or null without `--endpoint`.
+ * @throws CliError (usage) for a remote flag given without `--endpoint`, or `--endpoint` without `--ca-file`.
+ */
+export function remoteInput(flags: RemoteFlags): RemoteCalibandInput | null {
+  const others = [flags.caFile, flags.serverName, flags.tokenEnv, flags.tokenFile].some(
+    (v) => v !== undefined,
+  );
+  if (flags.endpoint === undefined) {
+    if (others)
+      throw new CliError(
+        EXIT.usage,
+        "--ca-file, --server-name, --token-env and --token-file need --endpoint",
+      );
+    return null;
+  }
+  if (flags.caFile === undefined)
+    throw new CliError(EXIT.usage, "--endpoint needs --ca-file (the CA of the daemon's certificate)");
+  return {
+    endpoint: flags.endpoint,
+    caFile: path.resolve(flags.caFile),
+    serverName: flags.serverName ?? null,
+    tokenFromEnv: flags.tokenEnv ?? null,
+    tokenFile: flags.tokenFile === undefined ? null : path.resolve(flags.tokenFile),
+  };
+}
+
+/** Where a workspace's daemon is: ` on tcp://host:port` for a remote one, "" for a local one. */
+function whereOf(w: WorkspaceSummaryFragment): string {
+  return w.remote ? ` on ${w.remote.endpoint}` : "";
+}
+
 function printWorkspaces(ctx: CliContext, list: readonly WorkspaceSummaryFragment[]): void {
   const { c } = ctx.out;
   if (list.length === 0) {
@@ -86,7 +128,7 @@ function printWorkspaces(ctx: CliContext, list: readonly WorkspaceSummaryFragmen
   const rows = list.map((w) => [
     c.bold(w.name),
     health(c, w.health.state) + (w.health.reason ? c.dim(` (${w.health.reason})`) : ""),
-    w.root,
+    w.root + whereOf(w),
     describeConfig(w.config) +
       (w.pendingConfig ? c.yellow(` (pending: ${describeConfig(w.pendingConfig)})`) : ""),
   ]);
@@ -96,7 +138,7 @@ function printWorkspaces(ctx: CliContext, list: readonly WorkspaceSummaryFragmen
 function printWorkspace(ctx: CliContext, verb: string, w: WorkspaceSummaryFragment): void {
   const { c } = ctx.out;
   ctx.out.line(
-    `${verb} ${c.bold(w.name)} at ${w.root} · ${health(c, w.health.state)} · ${describeConfig(w.config)}`,
+    `${verb} ${c.bold(w.name)} at ${w.root}${whereOf(w)} · ${health(c, w.health.state)} · ${describeConfig(w.config)}`,
   );
   if (w.pendingConfig) ctx.out.line(c.yellow(`pending configuration: ${describeConfig(w.pendingConfig)}`));
 }
@@ -121,13 +163,43 @@ export function registerWorkspaceCommands(program: Command): void {
         .command("add")
         .description("register a workspace (a git checkout; its caliband is polled from now on)")
         .argument("<name>", "unique name (letters, digits, . _ -)")
-        .argument("<root>", "workspace root directory (relative paths are resolved here)"),
+        .argument(
+          "<root>",
+          "workspace root directory (relative paths are resolved here; with --endpoint, the absolute path on the daemon's host)",
+        )
+        .option(
+          "--endpoint <tcp://host:port>",
+          "serve it from a caliband on another host (started with --listen)",
+        )
+        .option(
+          "--ca-file <file>",
+          "with --endpoint: PEM CA of the daemon's certificate (in a credentials directory)",
+        )
+        .option(
+          "--server-name <name>",
+          "with --endpoint: name the certificate must match (default: the endpoint's host)",
+        )
+        .option(
+          "--token-env <NAME>",
+          "with --endpoint: gateway variable holding the token (PROSPERO_CALIBAND_TOKEN…)",
+        )
+        .option(
+          "--token-file <file>",
+          "with --endpoint: file holding the token (in a credentials directory)",
+        ),
     ),
   ).action(
-    clientAction(async (ctx, name: string, root: string, flags: ConfigFlags) => {
+    clientAction(async (ctx, name: string, root: string, flags: ConfigFlags & RemoteFlags) => {
       const config = configInput(flags, null);
+      const remote = remoteInput(flags);
       const data = await ctx.out.spin(`registering ${name}…`, () =>
-        ctx.client.request(AddWorkspaceDocument, { name, root: path.resolve(root), config }),
+        ctx.client.request(AddWorkspaceDocument, {
+          name,
+          // A remote root is a path on the daemon's host: sent as given.
+          root: remote ? root : path.resolve(root),
+          config,
+          remote,
+        }),
       );
       if (ctx.json) ctx.out.json(data);
       const r = unwrapResult(`workspace add ${name}`, data.addWorkspace);

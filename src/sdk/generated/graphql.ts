@@ -489,6 +489,20 @@ export type ProviderConfigInput = {
   provider?: Provider | null | undefined;
 };
 
+/** A caliband on another host, started with `--listen` (TCP + TLS + bearer token; caliban ADR 0051). No secret is given here: the CA and the token are read by the gateway from files inside an operator-allowed credentials directory (`--caliband-credentials-dir`) or, for the token, from a gateway environment variable named PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>. */
+export type RemoteCalibandInput = {
+  /** Path on the gateway's machine of the PEM CA certificate(s) the daemon's certificate must chain to; inside a credentials directory. */
+  caFile: string;
+  /** The daemon's control listener: `tcp://host:port` (IPv6 hosts in brackets). */
+  endpoint: string;
+  /** Name the daemon's certificate must match (SNI and verification); default the endpoint's host. */
+  serverName?: string | null | undefined;
+  /** Path on the gateway's machine of a file holding the bearer token (one line), inside a credentials directory. Exactly one of tokenFromEnv and tokenFile. */
+  tokenFile?: string | null | undefined;
+  /** NAME of the gateway environment variable holding the bearer token (PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>). Exactly one of tokenFromEnv and tokenFile. */
+  tokenFromEnv?: string | null | undefined;
+};
+
 /** How a launch retries transient provider failures (rate limits, overload, connection resets, timeouts — issue 14 item 7); permanent failures are never retried. Each retry waits backoffMs, doubled per further retry with jitter, at most maxBackoffMs. */
 export type RetryPolicyInput = {
   /** Nominal delay before the first retry, ms (100–3600000); doubled per further retry up to maxBackoffMs, and the real delay is 50–100 % of it (equal jitter). Default 10000. */
@@ -1094,7 +1108,7 @@ export type ProviderConfigFieldsFragment = { provider: Provider | null, model: s
 
 export type AgentSummaryFragment = { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } };
 
-export type WorkspaceSummaryFragment = { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null };
+export type WorkspaceSummaryFragment = { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null };
 
 type TimelineEvent_AgentDiscoveredEvent_Fragment = { __typename: 'AgentDiscoveredEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus };
 
@@ -1466,7 +1480,7 @@ export type RunScheduleMutation = { runSchedule:
 export type StatusQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type StatusQuery = { version: string, readiness: { ready: boolean, migrationsApplied: boolean, storeWritable: boolean, workspacesTotal: number, workspacesHealthy: number, workspacesUnreachable: number }, fleet: { host: string }, workspaces: Array<{ name: string, root: string, health: { state: HealthState, reason: string | null, since: string } }>, metrics: { eventsAppendedTotal: number, appendFailuresTotal: number, framesIngestedTotal: number, unknownFramesTotal: number, invalidLinesTotal: number, pollsTotal: number, pollFailuresTotal: number, ingestGapsTotal: number, ingestCommitFailuresTotal: number, activeAttaches: number, ingestLagBytes: number, busSubscribers: number, busDroppedTotal: number } | null };
+export type StatusQuery = { version: string, readiness: { ready: boolean, migrationsApplied: boolean, storeWritable: boolean, workspacesTotal: number, workspacesHealthy: number, workspacesUnreachable: number }, fleet: { host: string }, workspaces: Array<{ name: string, root: string, remote: { endpoint: string } | null, health: { state: HealthState, reason: string | null, since: string } }>, metrics: { eventsAppendedTotal: number, appendFailuresTotal: number, framesIngestedTotal: number, unknownFramesTotal: number, invalidLinesTotal: number, pollsTotal: number, pollFailuresTotal: number, ingestGapsTotal: number, ingestCommitFailuresTotal: number, activeAttaches: number, ingestLagBytes: number, busSubscribers: number, busDroppedTotal: number } | null };
 
 export type AgentStatusesQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1620,24 +1634,25 @@ export type TestWebhookMutation = { testWebhook:
 export type WorkspacesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WorkspacesQuery = { workspaces: Array<{ id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null }> };
+export type WorkspacesQuery = { workspaces: Array<{ id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null }> };
 
 export type WorkspaceQueryVariables = Exact<{
   name: string;
 }>;
 
 
-export type WorkspaceQuery = { workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } | null };
+export type WorkspaceQuery = { workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null } | null };
 
 export type AddWorkspaceMutationVariables = Exact<{
   name: string;
   root: string;
   config?: ProviderConfigInput | null | undefined;
+  remote?: RemoteCalibandInput | null | undefined;
 }>;
 
 
 export type AddWorkspaceMutation = { addWorkspace:
-    | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
+    | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null } }
     | { __typename: 'ConflictError', code: ErrorCode, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string }
@@ -1674,7 +1689,7 @@ export type UpdateWorkspaceConfigMutation = { updateWorkspaceConfig:
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string }
     | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
-    | { __typename: 'UpdateWorkspaceConfigPayload', applied: boolean, pendingOn: Array<string>, orphaned: Array<string>, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null } }
+    | { __typename: 'UpdateWorkspaceConfigPayload', applied: boolean, pendingOn: Array<string>, orphaned: Array<string>, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null } }
     | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
@@ -1881,6 +1896,13 @@ export const WorkspaceSummaryFragmentDoc = new TypedDocumentString(`
   }
   pendingConfig {
     ...ProviderConfigFields
+  }
+  remote {
+    endpoint
+    caFile
+    serverName
+    tokenFromEnv
+    tokenFile
   }
 }
     fragment ProviderConfigFields on ProviderConfig {
@@ -5508,6 +5530,9 @@ export const StatusDocument = new TypedDocumentString(`
   workspaces {
     name
     root
+    remote {
+      endpoint
+    }
     health {
       state
       reason
@@ -6223,6 +6248,13 @@ fragment WorkspaceSummary on Workspace {
   pendingConfig {
     ...ProviderConfigFields
   }
+  remote {
+    endpoint
+    caFile
+    serverName
+    tokenFromEnv
+    tokenFile
+  }
 }`) as unknown as TypedDocumentString<WorkspacesQuery, WorkspacesQueryVariables>;
 export const WorkspaceDocument = new TypedDocumentString(`
     query Workspace($name: String!) {
@@ -6258,10 +6290,19 @@ fragment WorkspaceSummary on Workspace {
   pendingConfig {
     ...ProviderConfigFields
   }
+  remote {
+    endpoint
+    caFile
+    serverName
+    tokenFromEnv
+    tokenFile
+  }
 }`) as unknown as TypedDocumentString<WorkspaceQuery, WorkspaceQueryVariables>;
 export const AddWorkspaceDocument = new TypedDocumentString(`
-    mutation AddWorkspace($name: String!, $root: String!, $config: ProviderConfigInput) {
-  addWorkspace(input: {name: $name, root: $root, config: $config}) {
+    mutation AddWorkspace($name: String!, $root: String!, $config: ProviderConfigInput, $remote: RemoteCalibandInput) {
+  addWorkspace(
+    input: {name: $name, root: $root, config: $config, remote: $remote}
+  ) {
     __typename
     ... on AddWorkspacePayload {
       created
@@ -6342,6 +6383,13 @@ fragment WorkspaceSummary on Workspace {
   }
   pendingConfig {
     ...ProviderConfigFields
+  }
+  remote {
+    endpoint
+    caFile
+    serverName
+    tokenFromEnv
+    tokenFile
   }
 }`) as unknown as TypedDocumentString<AddWorkspaceMutation, AddWorkspaceMutationVariables>;
 export const RemoveWorkspaceDocument = new TypedDocumentString(`
@@ -6484,5 +6532,12 @@ fragment WorkspaceSummary on Workspace {
   }
   pendingConfig {
     ...ProviderConfigFields
+  }
+  remote {
+    endpoint
+    caFile
+    serverName
+    tokenFromEnv
+    tokenFile
   }
 }`) as unknown as TypedDocumentString<UpdateWorkspaceConfigMutation, UpdateWorkspaceConfigMutationVariables>;

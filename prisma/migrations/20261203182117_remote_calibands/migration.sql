@@ -1,0 +1,7 @@
+-- AlterTable
+ALTER TABLE "Workspace" ADD COLUMN "caFile" TEXT;
+ALTER TABLE "Workspace" ADD COLUMN "endpoint" TEXT;
+ALTER TABLE "Workspace" ADD COLUMN "serverName" TEXT;
+ALTER TABLE "Workspace" ADD COLUMN "tokenFile" TEXT;
+ALTER TABLE "Workspace" ADD COLUMN "tokenFromEnv" TEXT;
+
