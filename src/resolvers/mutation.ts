@@ -322,8 +322,8 @@ const AGENT_ID_FIELD = "caliband's 12-hex agent id (Agent.agentId).";
 
 const ABSOLUTE_PATH = z
   .string()
-  .min(1)
-  .max(1024)
+  .min(1, "must be an absolute path")
+  .max(1024, "must be an absolute path of at most 1024 characters")
   .refine((r) => r.startsWith("/") && !r.includes("\0"), "must be an absolute path");
 
 const RemoteCalibandInputRef = builder.inputType("RemoteCalibandInput", {
