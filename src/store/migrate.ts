@@ -75,28 +75,22 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): MigrationFile[] {
     });
 }
 
-interface AppliedRow {
+/** A row of `_prisma_migrations` as the checks read it (SQLite or PostgreSQL). */
+export interface AppliedRow {
   migration_name: string;
   checksum: string;
-  finished_at: string | number | null;
-  rolled_back_at: string | number | null;
+  finished_at: string | number | Date | null;
+  rolled_back_at: string | number | Date | null;
 }
 
 /**
- * Apply pending migrations to `db` (an open better-sqlite3 connection).
- * @throws StartupError on checksum drift, an unknown applied migration, a previously failed
- *   migration, or an SQL error (the failing migration is rolled back and recorded nowhere).
+ * The names applied in `rows` (rolled-back rows ignored), after checking them against the
+ * migrations on disk — the rules of every store (SQLite here, PostgreSQL in pg-migrate.ts).
+ * Pure; changes nothing.
+ * @throws StartupError for a migration started and never finished, an applied migration this
+ *   build does not know, or one whose file changed since it was applied.
  */
-export function applyMigrations(
-  db: Database,
-  migrations: MigrationFile[] = readMigrations(),
-): MigrationResult {
-  db.exec(CREATE_TABLE);
-  const rows = db
-    .prepare(
-      `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
-    )
-    .all() as AppliedRow[];
+export function checkApplied(rows: readonly AppliedRow[], migrations: readonly MigrationFile[]): Set<string> {
   const onDisk = new Map(migrations.map((m) => [m.name, m]));
   const applied = new Set<string>();
   for (const row of rows) {
@@ -122,6 +116,25 @@ export function applyMigrations(
     }
     applied.add(row.migration_name);
   }
+  return applied;
+}
+
+/**
+ * Apply pending migrations to `db` (an open better-sqlite3 connection).
+ * @throws StartupError on checksum drift, an unknown applied migration, a previously failed
+ *   migration, or an SQL error (the failing migration is rolled back and recorded nowhere).
+ */
+export function applyMigrations(
+  db: Database,
+  migrations: MigrationFile[] = readMigrations(),
+): MigrationResult {
+  db.exec(CREATE_TABLE);
+  const rows = db
+    .prepare(
+      `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
+    )
+    .all() as AppliedRow[];
+  const applied = checkApplied(rows, migrations);
   const result: MigrationResult = { applied: [], alreadyApplied: [...applied] };
   const insert = db.prepare(
     `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)

@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 // Dev-only migration authoring for Prospero (see README.md beside this file).
 //   node migrate-tool.mjs new <name>   write prisma/migrations/<UTC timestamp>_<name>/migration.sql
-//   node migrate-tool.mjs sql          print the full schema SQL of prisma/schema.prisma from empty
-//                                      (test/store/migrations.test.ts compares it with what the
+//                                      and the same change for PostgreSQL in
+//                                      prisma/postgres/migrations/<UTC timestamp>_<name>/migration.sql
+//   node migrate-tool.mjs sql [--postgres]
+//                                      print the full schema SQL of prisma/schema.prisma from empty,
+//                                      for SQLite or PostgreSQL (test/store/migrations.test.ts and
+//                                      test/store/pg-migrations.test.ts compare it with what the
 //                                      committed migrations build)
+// prisma/schema.prisma is the one datamodel: the PostgreSQL side is the same file with the
+// datasource's provider swapped (nothing else differs).
 // The "from" side of `new` is schema.snapshot.prisma: the datamodel as of the newest migration
 // (prisma 6's WASM engine cannot replay multi-statement migrations into a shadow database).
 import { spawnSync } from "node:child_process";
@@ -15,7 +21,10 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "../..");
 const schemaPath = path.join(repo, "prisma", "schema.prisma");
-const migrationsDir = path.join(repo, "prisma", "migrations");
+const migrationsDirs = {
+  sqlite: path.join(repo, "prisma", "migrations"),
+  postgresql: path.join(repo, "prisma", "postgres", "migrations"),
+};
 const prismaBin = path.join(here, "node_modules", "prisma", "build", "index.js");
 
 function fail(msg, code = 1) {
@@ -26,11 +35,20 @@ function fail(msg, code = 1) {
 if (!fs.existsSync(prismaBin))
   fail("prisma 6.19.3 is not installed here; run `npm ci --prefix tools/prisma-migrate` first");
 
-/** Prisma 6 wants a datasource url and no Prisma-7-only generator options: write an adapted copy. */
-function toolSchema(source = schemaPath) {
+/**
+ * Prisma 6 wants a datasource url and no Prisma-7-only generator options: write an adapted copy,
+ * for `provider` ("sqlite" or "postgresql").
+ */
+function toolSchema(source, provider) {
   let text = fs.readFileSync(source, "utf8");
   text = text.replace(/generator\s+\w+\s*\{[^}]*\}/g, "");
-  text = text.replace(/(datasource\s+db\s*\{[^}]*provider\s*=\s*"sqlite")/, '$1\n  url = "file:./unused.db"');
+  if (!/(datasource\s+db\s*\{[^}]*provider\s*=\s*)"sqlite"/.test(text))
+    fail(`${source}: no sqlite datasource`);
+  const url = provider === "sqlite" ? "file:./unused.db" : "postgresql://unused@localhost/unused";
+  text = text.replace(
+    /(datasource\s+db\s*\{[^}]*provider\s*=\s*)"sqlite"/,
+    `$1"${provider}"\n  url = "${url}"`,
+  );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prospero-migrate-"));
   const file = path.join(dir, "schema.prisma");
   fs.writeFileSync(file, text);
@@ -39,8 +57,8 @@ function toolSchema(source = schemaPath) {
 
 const snapshotPath = path.join(here, "schema.snapshot.prisma");
 
-function diff(args) {
-  const schema = toolSchema();
+function diff(args, provider) {
+  const schema = toolSchema(schemaPath, provider);
   const res = spawnSync(
     process.execPath,
     [prismaBin, "migrate", "diff", ...args, "--to-schema-datamodel", schema, "--script"],
@@ -61,9 +79,12 @@ function diff(args) {
   return res;
 }
 
-function fromArgs() {
-  if (!fs.existsSync(snapshotPath)) return { args: ["--from-empty"], cleanup: () => {} };
-  const from = toolSchema(snapshotPath);
+function fromArgs(provider) {
+  // The PostgreSQL tree started from the full schema (its first migration): with no PostgreSQL
+  // migration yet, it diffs from empty.
+  const pgEmpty = provider === "postgresql" && !hasMigrations(migrationsDirs.postgresql);
+  if (!fs.existsSync(snapshotPath) || pgEmpty) return { args: ["--from-empty"], cleanup: () => {} };
+  const from = toolSchema(snapshotPath, provider);
   return {
     args: ["--from-schema-datamodel", from],
     cleanup: () => fs.rmSync(path.dirname(from), { recursive: true, force: true }),
@@ -71,35 +92,50 @@ function fromArgs() {
 }
 const isEmpty = (sql) => sql.trim() === "" || /This is an empty migration/.test(sql);
 
-const [cmd, name] = process.argv.slice(2);
+/** Whether `dir` holds at least one migration directory. */
+function hasMigrations(dir) {
+  return fs.existsSync(dir) && fs.readdirSync(dir, { withFileTypes: true }).some((e) => e.isDirectory());
+}
+
+const [cmd, ...rest] = process.argv.slice(2);
 if (cmd === "new") {
+  const name = rest[0];
   if (!name || !/^[a-z0-9_]+$/.test(name))
     fail("usage: migrate-tool new <name>   (name: lowercase letters, digits, _)", 64);
-  const from = fromArgs();
-  const res = diff(from.args);
-  from.cleanup();
-  if (res.status !== 0) fail(`prisma migrate diff failed:\n${res.stderr}`);
-  if (isEmpty(res.stdout)) {
+  const ts = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
+  const written = [];
+  for (const provider of ["sqlite", "postgresql"]) {
+    const from = fromArgs(provider);
+    const res = diff(from.args, provider);
+    from.cleanup();
+    if (res.status !== 0) fail(`prisma migrate diff (${provider}) failed:\n${res.stderr}`);
+    if (isEmpty(res.stdout)) continue;
+    const migrationsDir = migrationsDirs[provider];
+    const dir = path.join(migrationsDir, `${ts}_${name}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "migration.sql"), res.stdout);
+    const lock = path.join(migrationsDir, "migration_lock.toml");
+    if (!fs.existsSync(lock)) {
+      fs.writeFileSync(
+        lock,
+        `# Please do not edit this file manually\n# It should be added in your version-control system (e.g., Git)\nprovider = "${provider}"\n`,
+      );
+    }
+    written.push(`${path.relative(repo, dir)}/migration.sql`);
+  }
+  if (written.length === 0) {
     console.log("schema.prisma matches the newest migration; nothing to write");
     process.exit(0);
   }
-  const ts = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
-  const dir = path.join(migrationsDir, `${ts}_${name}`);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, "migration.sql"), res.stdout);
-  const lock = path.join(migrationsDir, "migration_lock.toml");
-  if (!fs.existsSync(lock)) {
-    fs.writeFileSync(
-      lock,
-      '# Please do not edit this file manually\n# It should be added in your version-control system (e.g., Git)\nprovider = "sqlite"\n',
-    );
-  }
   fs.copyFileSync(schemaPath, snapshotPath);
-  console.log(`wrote ${path.relative(repo, dir)}/migration.sql (review it before committing)`);
+  console.log(`wrote ${written.join(" and ")} (review them before committing)`);
 } else if (cmd === "sql") {
-  const res = diff(["--from-empty"]);
+  const provider = rest[0] === "--postgres" ? "postgresql" : "sqlite";
+  if (rest.length > 1 || (rest.length === 1 && rest[0] !== "--postgres"))
+    fail("usage: migrate-tool sql [--postgres]", 64);
+  const res = diff(["--from-empty"], provider);
   if (res.status !== 0) fail(`prisma migrate diff failed:\n${res.stderr}`);
   process.stdout.write(res.stdout);
 } else {
-  fail("usage: migrate-tool new <name> | sql", 64);
+  fail("usage: migrate-tool new <name> | sql [--postgres]", 64);
 }

@@ -1,0 +1,141 @@
+/**
+ * A real PostgreSQL server for tests (issue 18): a throwaway cluster of this machine's PostgreSQL
+ * (Debian's `postgresql` package: `.ci/run` installs it), started in a temp dir, listening on a
+ * Unix socket in that dir only (no TCP), trust authentication, fsync off; stopped (by its
+ * postmaster's pid, through `pg_ctl`) and removed when `stop()` is called. Run as root (CI), the
+ * cluster belongs to the `postgres` user the package creates (PostgreSQL refuses to run as root).
+ * With `PROSPERO_TEST_POSTGRES_URL` set (a superuser URL of a server you run), that server is used
+ * instead and only the databases this helper created are dropped.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+/** A running server and the databases made on it. */
+export interface TestPostgres {
+  /** Create a fresh empty database and return its connection URL. */
+  createDatabase(): Promise<string>;
+  /** Drop the databases made here; stop and remove the cluster when this helper started it. */
+  stop(): Promise<void>;
+}
+
+/** Directories where Debian (and most distributions) keep a PostgreSQL version's binaries, newest first. */
+function binDirs(): string[] {
+  const out: string[] = [];
+  const base = "/usr/lib/postgresql";
+  if (fs.existsSync(base)) {
+    for (const v of fs.readdirSync(base).sort((a, b) => Number(b) - Number(a)))
+      out.push(path.join(base, v, "bin"));
+  }
+  for (const d of (process.env.PATH ?? "").split(path.delimiter)) if (d) out.push(d);
+  return out;
+}
+
+/** The directory holding `initdb` and `pg_ctl`. @throws Error saying how to install them. */
+function findBinDir(): string {
+  const dir = binDirs().find(
+    (d) => fs.existsSync(path.join(d, "initdb")) && fs.existsSync(path.join(d, "pg_ctl")),
+  );
+  if (!dir) {
+    throw new Error(
+      "PostgreSQL is not installed (no initdb/pg_ctl): apt-get install postgresql, or set PROSPERO_TEST_POSTGRES_URL to a superuser URL of a server",
+    );
+  }
+  return dir;
+}
+
+/** Run a PostgreSQL program as the cluster's owner (the `postgres` user when we are root). */
+function runAs(owner: string | null, bin: string, args: string[]): void {
+  const [cmd, argv] = owner === null ? [bin, args] : ["runuser", ["-u", owner, "--", bin, ...args]];
+  execFileSync(cmd, argv, { stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Start a throwaway cluster (or use `PROSPERO_TEST_POSTGRES_URL`). */
+export async function startPostgres(): Promise<TestPostgres> {
+  const external = process.env.PROSPERO_TEST_POSTGRES_URL;
+  if (external) {
+    return onServer(
+      (name) => {
+        const u = new URL(external);
+        u.pathname = `/${name}`;
+        return u.toString();
+      },
+      async () => undefined,
+    );
+  }
+  const bin = findBinDir();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pgt-"));
+  const data = path.join(dir, "data");
+  const sock = path.join(dir, "sock");
+  fs.mkdirSync(sock);
+  const owner = process.geteuid?.() === 0 ? "postgres" : null;
+  if (owner !== null) execFileSync("chown", ["-R", `${owner}:`, dir]);
+  const user = owner ?? os.userInfo().username;
+  runAs(owner, path.join(bin, "initdb"), [
+    "-D",
+    data,
+    "-A",
+    "trust",
+    "-U",
+    user,
+    "-E",
+    "UTF8",
+    "--locale=C",
+    "--no-sync",
+  ]);
+  const opts = `-c listen_addresses='' -c unix_socket_directories='${sock}' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  runAs(owner, path.join(bin, "pg_ctl"), [
+    "-D",
+    data,
+    "-o",
+    opts,
+    "-l",
+    path.join(dir, "server.log"),
+    "-w",
+    "-t",
+    "60",
+    "start",
+  ]);
+  const urlFor = (name: string) =>
+    `postgresql://${encodeURIComponent(user)}@/${name}?host=${encodeURIComponent(sock)}`;
+  return onServer(urlFor, async () => {
+    try {
+      runAs(owner, path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** Databases on one server: `urlFor(name)` is the connection URL of database `name`. */
+function onServer(urlFor: (name: string) => string, shutdown: () => Promise<void>): TestPostgres {
+  const made: string[] = [];
+  const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+    const c = new pg.Client({ connectionString: urlFor("postgres") });
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    async createDatabase() {
+      const name = `prospero_test_${process.pid}_${made.length}_${Math.random().toString(36).slice(2, 8)}`;
+      await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+      made.push(name);
+      return urlFor(name);
+    },
+    async stop() {
+      try {
+        await admin(async (c) => {
+          for (const name of made.splice(0)) await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        });
+      } finally {
+        await shutdown();
+      }
+    },
+  };
+}
