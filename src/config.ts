@@ -528,6 +528,17 @@ export function resolveConfig(
   if (Array.isArray(pairs)) out.healthThresholds = Object.fromEntries(pairs as [string, number][]);
   const cfg = out as unknown as Config;
   cfg.dataDir = path.resolve(cfg.dataDir);
+  for (const dir of cfg.calibandCredentialsDirs) {
+    const rel = path.relative(dir, cfg.dataDir);
+    // A credentials directory holding the data dir would offer its admin token as a caliband token.
+    if (rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))) {
+      throw new ConfigError(
+        "--caliband-credentials-dir / PROSPERO_CALIBAND_CREDENTIALS_DIRS",
+        "directories that neither are nor contain the data dir",
+        `${dir} holds the data dir ${cfg.dataDir}`,
+      );
+    }
+  }
   parseEnvPatterns(cfg.allowEnv, "--allow-env / PROSPERO_ALLOW_ENV");
   checkExposure(cfg);
   return cfg;

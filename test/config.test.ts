@@ -41,6 +41,28 @@ describe("config", () => {
     expect(() => resolveConfig(flags, { HOME: "/h", ...env })).toThrow(message);
   });
 
+  it("--caliband-credentials-dir: absolute dirs (':'-separated in the env); one that is or holds the data dir is refused", () => {
+    expect(resolveConfig({}, { HOME: "/h" }).calibandCredentialsDirs).toEqual([]);
+    expect(
+      resolveConfig(
+        {},
+        { HOME: "/h", PROSPERO_CALIBAND_CREDENTIALS_DIRS: "/etc/prospero/calibands:/srv/creds/" },
+      ).calibandCredentialsDirs,
+    ).toEqual(["/etc/prospero/calibands", "/srv/creds"]);
+    // Inside the data dir is fine (the default is <data dir>/calibands).
+    expect(
+      resolveConfig({ dataDir: "/d/data", calibandCredentialsDirs: ["/d/data/calibands"] }, { HOME: "/h" })
+        .calibandCredentialsDirs,
+    ).toEqual(["/d/data/calibands"]);
+    for (const dir of ["/d/data", "/d", "/"])
+      expect(() =>
+        resolveConfig({ dataDir: "/d/data", calibandCredentialsDirs: [dir] }, { HOME: "/h" }),
+      ).toThrow(/--caliband-credentials-dir .*holds the data dir \/d\/data/);
+    expect(() => resolveConfig({ calibandCredentialsDirs: ["relative"] }, { HOME: "/h" })).toThrow(
+      ConfigError,
+    );
+  });
+
   it("--metrics-bind: a loopback host:port (IPv4, [::1], localhost), from the flag or PROSPERO_METRICS_BIND", () => {
     expect(resolveConfig({}, { HOME: "/h" }).metricsBind).toBeNull();
     expect(resolveConfig({ metricsBind: "127.0.0.1:9464" }, { HOME: "/h" }).metricsBind).toEqual({

@@ -53,13 +53,19 @@ export class Unreachable extends ProsperoError {
   /** `UNREACHABLE`; a subclass with a schema type of its own has its own code. */
   readonly code: string = "UNREACHABLE";
   readonly errno: string | undefined;
+  /**
+   * True when the connection failed while it was being set up (TCP connect, TLS handshake,
+   * before the bearer preamble was written): nothing of the request was sent.
+   */
+  readonly duringSetup: boolean;
   constructor(
     readonly endpoint: string,
     readonly reason: string,
-    options: { errno?: string; cause?: unknown } = {},
+    options: { errno?: string; cause?: unknown; duringSetup?: boolean } = {},
   ) {
     super(`caliband unreachable at ${endpoint}: ${reason}`, { cause: options.cause });
     this.errno = options.errno;
+    this.duringSetup = options.duringSetup ?? false;
   }
 }
 

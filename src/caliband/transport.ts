@@ -196,8 +196,9 @@ function connect(endpoint: Endpoint, transport: Transport, options: ConnectOptio
     };
     const onAbort = (): void => fail(signal?.reason);
     const onError = (err: Error): void =>
-      fail(new Unreachable(where, err.message, { errno: errnoOf(err), cause: err }));
-    const onClose = (): void => fail(new Unreachable(where, "connection closed during setup"));
+      fail(new Unreachable(where, err.message, { errno: errnoOf(err), cause: err, duringSetup: true }));
+    const onClose = (): void =>
+      fail(new Unreachable(where, "connection closed during setup", { duringSetup: true }));
     const onReady = (): void => {
       if (!settle()) return;
       if (endpoint.scheme === "tcp" && transport.token !== undefined) {
@@ -209,12 +210,20 @@ function connect(endpoint: Endpoint, transport: Transport, options: ConnectOptio
     // pick that same port as our source port and "connect" us to ourselves. Treat it as refused.
     const onTcpConnect = (): void => {
       if (socket.localPort === socket.remotePort && socket.localAddress === socket.remoteAddress) {
-        fail(new Unreachable(where, "connected to itself (nothing listening)", { errno: "ECONNREFUSED" }));
+        fail(
+          new Unreachable(where, "connected to itself (nothing listening)", {
+            errno: "ECONNREFUSED",
+            duringSetup: true,
+          }),
+        );
       }
     };
     if (endpoint.scheme === "tcp") socket.once("connect", onTcpConnect);
     const timer = setTimeout(
-      () => fail(new Unreachable(where, `timeout after ${deadlineMs} ms`, { errno: "ETIMEDOUT" })),
+      () =>
+        fail(
+          new Unreachable(where, `timeout after ${deadlineMs} ms`, { errno: "ETIMEDOUT", duringSetup: true }),
+        ),
       deadlineMs,
     );
     signal?.addEventListener("abort", onAbort, { once: true });

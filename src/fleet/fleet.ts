@@ -112,7 +112,14 @@ export class Fleet {
     this.recorder = new Recorder(opts.store, this.state, this.log, Date.now, {
       db: opts.db,
       metrics: this.metrics,
-      isRemote: (name) => this.registry.find(name)?.remote != null,
+      // An unknown workspace's paths are not known to be ours either: read nothing.
+      workerLogRefusal: (name) => {
+        const ws = this.registry.find(name);
+        if (ws === undefined) return `workspace ${name} is not registered: its worker.log is not read`;
+        return ws.remote
+          ? "the run's daemon is on another host: its worker.log is not readable from the gateway"
+          : null;
+      },
     });
     this.ingest = new IngestManager(
       {
@@ -164,7 +171,9 @@ export class Fleet {
    */
   private async ingestTargetFor(t: IngestTarget): Promise<IngestTarget> {
     const ws = this.registry.find(t.workspace);
-    if (!ws?.remote) return t;
+    // Unknown (removed meanwhile): nothing says the paths are ours, so none is followed.
+    if (!ws) throw new Error(`workspace ${t.workspace} is not registered; agent ${t.agentId} not followed`);
+    if (!ws.remote) return t;
     if (t.endpoint.scheme !== "tcp") {
       throw new Error(
         `the remote daemon of workspace ${ws.name} named a Unix endpoint for agent ${t.agentId}; not followed`,

@@ -34,6 +34,8 @@ export class IngestManager {
   private listener: IngestListener | null = null;
   private readonly deps: IngestDeps;
   private readonly resolve: TargetResolver;
+  /** Per agent, the reason its task last failed to start (logged once per reason). */
+  private readonly startFailures = new Map<string, string>();
 
   /** @param resolve completes each target (default: as given). */
   constructor(deps: IngestDeps, resolve: TargetResolver = (t) => Promise.resolve(t)) {
@@ -60,10 +62,20 @@ export class IngestManager {
   ensure(target: IngestTarget): void {
     if (this.closed || this.tasks.has(target.agentId)) return;
     const p = this.resolve(target).then((t) => IngestTask.start(t, this.deps));
-    p.catch((err: unknown) => {
-      this.deps.log.error({ err, agent: target.agentId }, "ingest task failed to start");
-      this.tasks.delete(target.agentId);
-    });
+    p.then(
+      () => this.startFailures.delete(target.agentId),
+      (err: unknown) => {
+        this.tasks.delete(target.agentId);
+        // Every poll retries: say it once per agent and reason, not once per poll.
+        const reason = err instanceof Error ? err.message : String(err);
+        if (this.startFailures.get(target.agentId) === reason) return;
+        this.startFailures.set(target.agentId, reason);
+        this.deps.log.error(
+          { err, agent: target.agentId },
+          "ingest task failed to start (retried every poll)",
+        );
+      },
+    );
     this.tasks.set(target.agentId, p);
   }
 

@@ -51,10 +51,10 @@ export interface RecorderChecks {
   /** Counts `agent_workspace_conflicts_total`. */
   metrics?: FleetMetrics;
   /**
-   * Whether a workspace's daemon is on another host (issue 18 item 5): its runs' session dirs are
-   * paths there, so their worker.log is never read here (the same path here is another file).
+   * Why a workspace's runs' worker.log may not be read here, or null when it may: a daemon on
+   * another host (issue 18 item 5) names session dirs there (the same path here is another file).
    */
-  isRemote?: (workspace: string) => boolean;
+  workerLogRefusal?: (workspace: string) => string | null;
 }
 
 /** Writes lifecycle events and keeps the served view in step. */
@@ -63,7 +63,7 @@ export class Recorder {
   private readonly conflicts = new Set<string>();
   private readonly db: PrismaClient | null;
   private readonly metrics: FleetMetrics | null;
-  private readonly isRemote: (workspace: string) => boolean;
+  private readonly workerLogRefusal: (workspace: string) => string | null;
 
   constructor(
     private readonly store: EventStore,
@@ -74,7 +74,7 @@ export class Recorder {
   ) {
     this.db = checks.db ?? null;
     this.metrics = checks.metrics ?? null;
-    this.isRemote = checks.isRemote ?? (() => false);
+    this.workerLogRefusal = checks.workerLogRefusal ?? (() => null);
   }
 
   /**
@@ -252,9 +252,8 @@ export class Recorder {
           if (sessionDir === "") sessionDir = row.sessionDir;
         }
       }
-      const log = this.isRemote(workspace)
-        ? unread("the run's daemon is on another host: its worker.log is not readable from the gateway")
-        : await readWorkerLogTail(sessionDir);
+      const refusal = this.workerLogRefusal(workspace);
+      const log = refusal !== null ? unread(refusal) : await readWorkerLogTail(sessionDir);
       return { status, ...log, exitCode: exitCodeOfOutcome(outcome) };
     } catch (err) {
       this.log.warn({ err, workspace, agent: id }, "could not read why the run failed");

@@ -73,41 +73,20 @@ function fromRow(r: Prisma.WorkspaceModel): Workspace {
 /** A stored row's remote caliband, or null for a local workspace. */
 export function remoteOfRow(r: {
   endpoint: string | null;
-  caFile: string | null;
   serverName: string | null;
-  tokenFromEnv: string | null;
-  tokenFile: string | null;
 }): RemoteCaliband | null {
   if (r.endpoint === null) return null;
-  return {
-    addr: r.endpoint,
-    caFile: r.caFile ?? "",
-    serverName: r.serverName ?? "",
-    tokenFromEnv: r.tokenFromEnv,
-    tokenFile: r.tokenFile,
-  };
+  return { addr: r.endpoint, serverName: r.serverName ?? "" };
 }
 
 function remoteColumns(r: RemoteCaliband | null) {
-  return {
-    endpoint: r?.addr ?? null,
-    caFile: r?.caFile ?? null,
-    serverName: r?.serverName ?? null,
-    tokenFromEnv: r?.tokenFromEnv ?? null,
-    tokenFile: r?.tokenFile ?? null,
-  };
+  return { endpoint: r?.addr ?? null, serverName: r?.serverName ?? null };
 }
 
-/** Same daemon, same credentials' sources. */
+/** Same daemon, same server name. */
 function sameRemote(a: RemoteCaliband | null, b: RemoteCaliband | null): boolean {
   if (a === null || b === null) return a === b;
-  return (
-    a.addr === b.addr &&
-    a.caFile === b.caFile &&
-    a.serverName === b.serverName &&
-    a.tokenFromEnv === b.tokenFromEnv &&
-    a.tokenFile === b.tokenFile
-  );
+  return a.addr === b.addr && a.serverName === b.serverName;
 }
 
 /**

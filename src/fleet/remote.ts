@@ -1,16 +1,20 @@
 /**
  * Calibands on other hosts (issue 18 item 5): a workspace may name a caliband started with
  * `--listen` (TCP + TLS + bearer token, protocol §6, caliban ADR 0051). What is stored is where
- * the daemon is and where its credentials are — never a secret: the CA certificate and the token
- * are read from a file inside an operator-allowed credentials directory, or the token from a
- * gateway environment variable named `PROSPERO_CALIBAND_TOKEN…` ({@link TOKEN_ENV_NAME}), each
- * time a client is built (so a rotated file or variable is picked up after the next failure).
+ * the daemon is (`host:port`) and the name its certificate must match — never a secret.
  *
- * Both allowlists exist because a remote workspace sends its token to the endpoint an admin names:
- * without them an admin could have the gateway send any variable of its environment, or any file it
- * can read, as a bearer token to a host of their choice.
+ * The credentials are the OPERATOR's, bound to one endpoint: for `tcp://build1.example.net:7070`
+ * they are read from `<credentials dir>/build1.example.net_7070/` ({@link credentialsKey}) —
+ * `ca.pem` (the CA the daemon's certificate must chain to) and `token` (the bearer token), or the
+ * token from the gateway environment variable `PROSPERO_CALIBAND_TOKEN_BUILD1_EXAMPLE_NET_7070`
+ * ({@link tokenEnvName}). An API client names the endpoint only: it cannot pair one daemon's token
+ * with another host (a token would then be sent to whoever holds a certificate from that CA), nor
+ * have any other file or variable of the gateway sent anywhere. Credentials are read each time a
+ * client is built (at the first poll and after every failed call), so a rotated token is used
+ * within a poll.
  */
 import fs from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
@@ -22,52 +26,44 @@ import {
   type Transport,
 } from "../caliband/transport.js";
 import type { Endpoint } from "../caliband/wire.js";
-import { ValidationFailed, type FieldIssue } from "../errors.js";
-import { isWithin } from "./roots.js";
+import { ValidationFailed } from "../errors.js";
 
 /** A workspace's remote caliband as stored (no secret in it). */
 export interface RemoteCaliband {
-  /** `host:port` of the daemon's control listener (given as `tcp://host:port`). */
+  /** Normalized `host:port` of the daemon's control listener (given as `tcp://host:port`). */
   addr: string;
-  /** Absolute path of the PEM CA file, inside an allowed credentials directory. */
-  caFile: string;
-  /** Name the daemon's certificate must match. */
+  /** Name the daemon's certificate must match (SNI when a DNS name, and verification). */
   serverName: string;
-  /** NAME of the gateway environment variable holding the token, or null (then {@link tokenFile}). */
-  tokenFromEnv: string | null;
-  /** Absolute path of the token file, inside an allowed credentials directory, or null. */
-  tokenFile: string | null;
 }
 
 /** What a client asks for (the GraphQL `RemoteCalibandInput`, the CLI's `workspace add --endpoint`). */
 export interface RemoteCalibandInput {
   /** `tcp://host:port` of the daemon's `--listen` address (IPv6 hosts in brackets). */
   endpoint: string;
-  /** Path of the PEM CA file on the gateway's machine. */
-  caFile: string;
   /** Name the certificate must match; default the endpoint's host. */
   serverName?: string | null;
-  /** NAME of the environment variable holding the token (exactly one of this and tokenFile). */
-  tokenFromEnv?: string | null;
-  /** Path of the file holding the token (exactly one of this and tokenFromEnv). */
-  tokenFile?: string | null;
 }
 
 /** The operator's rules for remote workspaces (`--caliband-credentials-dir`). */
 export interface RemotePolicy {
   /**
-   * Absolute directories a CA or token file must lie in (by realpath: a symbolic link out of them
-   * is refused). Empty = no file is allowed.
+   * Absolute directories holding one subdirectory of credentials per remote daemon
+   * ({@link credentialsKey}). Empty = no remote workspace can be added.
    */
   credentialsDirs: readonly string[];
 }
 
-/**
- * Names a token variable may have: `PROSPERO_CALIBAND_TOKEN` or `PROSPERO_CALIBAND_TOKEN_<SUFFIX>`
- * (upper-case letters, digits, `_`). An allowlist by prefix: only variables the operator set
- * for this purpose can be sent to a remote host, never an API key or another secret.
- */
-export const TOKEN_ENV_NAME = /^PROSPERO_CALIBAND_TOKEN(?:_[A-Z0-9_]{1,64})?$/;
+/** Where a remote daemon's credentials were found. */
+export interface RemoteCredentials {
+  /** The endpoint's directory (realpath). */
+  dir: string;
+  /** Its CA file. */
+  caFile: string;
+  /** Its token file, or null when the token comes from {@link tokenFromEnv}. */
+  tokenFile: string | null;
+  /** The environment variable the token comes from when there is no token file, else null. */
+  tokenFromEnv: string | null;
+}
 
 /** Largest CA file read, bytes (a bundle of a few dozen certificates). */
 export const MAX_CA_FILE_BYTES = 256 * 1024;
@@ -81,14 +77,14 @@ export const MAX_TOKEN_BYTES = 4000;
 /** Characters a token may hold: printable ASCII except `"` and `\` (never escaped in the preamble). */
 export const TOKEN_CHARS = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
-/** A DNS name (labels of letters, digits and `-`) for {@link RemoteCaliband.serverName}. */
+/** A DNS name (labels of letters, digits and `-`, not starting or ending with `-`). */
 const DNS_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /**
- * The credentials of a remote workspace could not be read when its client was built (a file gone
- * or refused, a variable unset, a CA that does not parse). An {@link Unreachable}: nothing can be
- * sent to the daemon; the message says which setting and why.
+ * The credentials of a remote workspace could not be read when its client was built (no directory
+ * for the endpoint, a file missing or refused, the variable unset, a CA that does not parse). An
+ * {@link Unreachable}: nothing can be sent to the daemon; the message says which and why.
  */
 export class RemoteCredentialsUnavailable extends Unreachable {
   constructor(where: string, reason: string) {
@@ -97,20 +93,54 @@ export class RemoteCredentialsUnavailable extends Unreachable {
 }
 
 /**
- * Parse `tcp://host:port` into the bare `host:port` the transport dials (§2.4). Nothing may follow
- * the port (no path, query or user info).
+ * Parse and normalize `tcp://host:port` into the `host:port` the transport dials (§2.4): the host
+ * is a DNS name (lower-cased), an IPv4 address or a bracketed IPv6 address (canonical form); the
+ * port 1–65535; nothing may follow the port (no path, query or user info).
  * @returns the address, or undefined when malformed.
  */
 export function parseRemoteEndpoint(text: string): string | undefined {
-  if (!text.startsWith("tcp://")) return undefined;
-  const addr = text.slice("tcp://".length);
-  if (/[/?#@\s]/.test(addr)) return undefined;
-  return parseHostPort(addr) === undefined ? undefined : addr;
+  const m = /^tcp:\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(text);
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) return undefined;
+  let host = m[1]!;
+  if (host.startsWith("[")) {
+    const inner = host.slice(1, -1);
+    if (net.isIPv6(inner) === false) return undefined;
+    host = `[${new URL(`http://[${inner}]/`).hostname.slice(1, -1)}]`;
+  } else if (net.isIPv4(host)) {
+    // canonical already (isIPv4 accepts only dotted quads)
+  } else if (DNS_NAME.test(host) && !/^[0-9.]+$/.test(host)) {
+    host = host.toLowerCase();
+  } else {
+    return undefined;
+  }
+  return `${host}:${port}`;
 }
 
 /** The dialable host of a `host:port` (brackets of an IPv6 literal removed). */
 function hostOf(addr: string): string {
   return parseHostPort(addr)?.host ?? addr;
+}
+
+/**
+ * The name of an endpoint's credentials directory: `host_port` (an IPv6 host without brackets),
+ * e.g. `build1.example.net_7070`, `10.0.0.5_7070`, `::1_7070`.
+ */
+export function credentialsKey(addr: string): string {
+  const p = parseHostPort(addr);
+  return p ? `${p.host}_${p.port}` : addr;
+}
+
+/**
+ * The environment variable an endpoint's token may come from (when its directory has no `token`
+ * file): `PROSPERO_CALIBAND_TOKEN_` + the {@link credentialsKey} upper-cased, every character
+ * other than a letter or digit as `_` (e.g. `PROSPERO_CALIBAND_TOKEN_BUILD1_EXAMPLE_NET_7070`).
+ */
+export function tokenEnvName(addr: string): string {
+  return `PROSPERO_CALIBAND_TOKEN_${credentialsKey(addr)
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, "_")}`;
 }
 
 /** `tls://host:port`: how a remote daemon is named in messages and health reasons. */
@@ -124,12 +154,12 @@ export function remoteEndpoint(remote: RemoteCaliband): Endpoint {
 }
 
 /**
- * Check a client's remote settings: the endpoint's form, exactly one token source, the variable's
- * name ({@link TOKEN_ENV_NAME}), both files inside a credentials directory; then read them once
- * ({@link loadRemoteTransport}) so a CA that does not parse or an unset variable is refused now,
- * not found by the first poll. Reads files; changes nothing.
+ * Check a client's remote settings — the endpoint's form (see {@link parseRemoteEndpoint}), the
+ * server name — and that the operator provisioned this endpoint: its credentials are read once
+ * ({@link loadRemoteTransport}), so a missing directory, a CA that does not parse or an unset
+ * variable is refused now, not found by the first poll. Reads files; changes nothing.
  * @param fieldPath where the input sits, for the issues' paths (e.g. `["remote"]`).
- * @throws ValidationFailed naming every bad field.
+ * @throws ValidationFailed naming the bad field.
  */
 export async function validateRemote(
   input: RemoteCalibandInput,
@@ -137,103 +167,101 @@ export async function validateRemote(
   env: NodeJS.ProcessEnv,
   fieldPath: readonly string[] = ["remote"],
 ): Promise<RemoteCaliband> {
-  const issues: FieldIssue[] = [];
-  const issue = (field: string, message: string): void => {
-    issues.push({ path: [...fieldPath, field], message });
-  };
   const addr = parseRemoteEndpoint(input.endpoint);
-  if (addr === undefined)
-    issue("endpoint", "expected tcp://host:port (IPv6 hosts in brackets), nothing after the port");
-  const serverName = input.serverName ?? (addr === undefined ? "" : hostOf(addr));
-  if (serverName === "" || (net.isIP(serverName) === 0 && !DNS_NAME.test(serverName))) {
-    issue("serverName", "expected a DNS name or an IP address");
+  if (addr === undefined) {
+    throw new ValidationFailed([
+      {
+        path: [...fieldPath, "endpoint"],
+        message:
+          "expected tcp://host:port: a DNS name, an IPv4 address or a bracketed IPv6 address, a port 1–65535, nothing after it",
+      },
+    ]);
   }
-  const tokenFromEnv = input.tokenFromEnv ?? null;
-  const tokenFile = input.tokenFile ?? null;
-  if ((tokenFromEnv === null) === (tokenFile === null)) {
-    issue("tokenFromEnv", "give exactly one of tokenFromEnv and tokenFile (caliband --listen needs a token)");
+  const serverName = input.serverName ?? hostOf(addr);
+  if (net.isIP(serverName) === 0 && !DNS_NAME.test(serverName)) {
+    throw new ValidationFailed([
+      { path: [...fieldPath, "serverName"], message: "expected a DNS name or an IP address" },
+    ]);
   }
-  if (tokenFromEnv !== null && !TOKEN_ENV_NAME.test(tokenFromEnv)) {
-    issue(
-      "tokenFromEnv",
-      "a token variable must be named PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX> (upper-case letters, digits, _)",
-    );
-  }
-  const caFile = await allowedFile(input.caFile, policy, (m) => issue("caFile", m));
-  const file = tokenFile === null ? null : await allowedFile(tokenFile, policy, (m) => issue("tokenFile", m));
-  if (issues.length > 0 || addr === undefined || caFile === null) throw new ValidationFailed(issues);
-  const remote: RemoteCaliband = { addr, caFile, serverName, tokenFromEnv, tokenFile: file };
+  const remote: RemoteCaliband = { addr, serverName };
   try {
     await loadRemoteTransport(remote, policy, env);
   } catch (err) {
     const reason = err instanceof Unreachable ? err.reason : String(err);
-    const field = /CA certificate/.test(reason)
-      ? "caFile"
-      : tokenFromEnv !== null
-        ? "tokenFromEnv"
-        : "tokenFile";
-    throw new ValidationFailed([{ path: [...fieldPath, field], message: reason }]);
+    throw new ValidationFailed([{ path: [...fieldPath, "endpoint"], message: reason }]);
   }
   return remote;
 }
 
 /**
- * The absolute path of `file` when it is a regular file whose realpath lies inside one of the
- * credentials directories (themselves by realpath), else null after telling `bad` why.
+ * Find the credentials directory of `remote` in the operator's credentials directories (the first
+ * that has one): a real directory (not a symbolic link) named {@link credentialsKey} holding
+ * `ca.pem`, and `token` or else the variable {@link tokenEnvName}. Changes nothing.
+ * @throws RemoteCredentialsUnavailable saying where they were looked for.
  */
-async function allowedFile(
-  file: string,
+export async function findRemoteCredentials(
+  remote: RemoteCaliband,
   policy: RemotePolicy,
-  bad: (m: string) => void,
-): Promise<string | null> {
-  if (!path.isAbsolute(file) || file.includes("\0") || file.length > 1024) {
-    bad("expected an absolute path of at most 1024 characters");
-    return null;
-  }
-  const why = await refusedFile(file, policy);
-  if (why !== null) {
-    bad(why);
-    return null;
-  }
-  return path.resolve(file);
-}
-
-/** Why `file` may not be read as a credential (null when it may): see {@link allowedFile}. */
-async function refusedFile(file: string, policy: RemotePolicy): Promise<string | null> {
+): Promise<RemoteCredentials> {
+  const where = describeRemote(remote);
+  const key = credentialsKey(remote.addr);
   if (policy.credentialsDirs.length === 0) {
-    return "no credentials directory is configured (start the gateway with --caliband-credentials-dir)";
+    throw new RemoteCredentialsUnavailable(
+      where,
+      "no credentials directory is configured (start the gateway with --caliband-credentials-dir)",
+    );
   }
-  let real: string;
-  try {
-    real = await fs.realpath(file);
-  } catch {
-    return `${file} does not exist`;
+  for (const base of policy.credentialsDirs) {
+    const realBase = await fs.realpath(base).catch(() => null);
+    if (realBase === null) continue;
+    const dir = path.join(realBase, key);
+    const st = await fs.lstat(dir).catch(() => null);
+    if (st === null || !st.isDirectory()) continue;
+    const token = path.join(dir, "token");
+    const hasToken = (await fs.lstat(token).catch(() => null)) !== null;
+    return {
+      dir,
+      caFile: path.join(dir, "ca.pem"),
+      tokenFile: hasToken ? token : null,
+      tokenFromEnv: hasToken ? null : tokenEnvName(remote.addr),
+    };
   }
-  const dirs = await Promise.all(policy.credentialsDirs.map((d) => fs.realpath(d).catch(() => null)));
-  if (!dirs.some((d) => d !== null && isWithin(real, d) && real !== d)) {
-    return `${file} is not inside a credentials directory (--caliband-credentials-dir: ${policy.credentialsDirs.join(", ")})`;
-  }
-  const st = await fs.stat(real).catch(() => null);
-  if (st === null || !st.isFile()) return `${file} is not a regular file`;
-  return null;
+  throw new RemoteCredentialsUnavailable(
+    where,
+    `no credentials for this endpoint: the operator provisions them as ${path.join(policy.credentialsDirs[0]!, key)}/ca.pem and a token (its file token there, or the variable ${tokenEnvName(remote.addr)})`,
+  );
 }
 
-/** Read a credential file, re-checking it is allowed (it may have been swapped for a link since). */
-async function readCredential(
-  file: string,
-  policy: RemotePolicy,
-  maxBytes: number,
-  what: string,
-): Promise<string> {
-  const why = await refusedFile(file, policy);
-  if (why !== null) throw new Error(`the ${what} file is refused: ${why}`);
-  const handle = await fs.open(file, "r");
+/**
+ * Read one credential file of `dir`: a regular file (never a link, FIFO or device: opened
+ * non-blocking without following links) inside `dir`, at most `maxBytes`; a token file also
+ * with one link only (a hard link could be any file of the gateway's user) and no access for
+ * group or others.
+ */
+async function readCredential(file: string, maxBytes: number, what: "CA" | "token"): Promise<string> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === "ENOENT"
+        ? `${file} does not exist`
+        : code === "ELOOP"
+          ? `${file} is a symbolic link (not followed)`
+          : `${file} cannot be opened: ${(err as Error).message}`,
+    );
+  }
   try {
     const st = await handle.stat();
-    if (st.size > maxBytes) throw new Error(`the ${what} file ${file} is larger than ${maxBytes} bytes`);
+    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+    if (what === "token" && st.nlink !== 1) throw new Error(`${file} has more than one hard link`);
+    if (what === "token" && (st.mode & 0o077) !== 0)
+      throw new Error(`${file} is readable or writable by group or others (chmod 600 it)`);
+    if (st.size > maxBytes) throw new Error(`${file} is larger than ${maxBytes} bytes`);
     const buf = Buffer.alloc(maxBytes + 1);
     const { bytesRead } = await handle.read(buf, 0, maxBytes + 1, 0);
-    if (bytesRead > maxBytes) throw new Error(`the ${what} file ${file} is larger than ${maxBytes} bytes`);
+    if (bytesRead > maxBytes) throw new Error(`${file} is larger than ${maxBytes} bytes`);
     return buf.subarray(0, bytesRead).toString("utf8");
   } finally {
     await handle.close();
@@ -241,10 +269,11 @@ async function readCredential(
 }
 
 /**
- * Build the transport of a remote workspace now: read its CA file and its token (from the file,
- * or the variable in `env`), check them (the CA holds a certificate; the token is non-empty,
- * ≤ {@link MAX_TOKEN_BYTES}, of {@link TOKEN_CHARS}; a token file's trailing newline is dropped).
- * The token is only returned, never logged or put in an error.
+ * Build the transport of a remote workspace now: find its credentials
+ * ({@link findRemoteCredentials}), read the CA and the token (file or variable in `env`) and check
+ * them (the CA holds a certificate; the token is non-empty, ≤ {@link MAX_TOKEN_BYTES}, of
+ * {@link TOKEN_CHARS}; a token file's trailing newline is dropped). The token is only returned,
+ * never logged or put in an error.
  * @throws RemoteCredentialsUnavailable saying which credential and why.
  */
 export async function loadRemoteTransport(
@@ -253,41 +282,32 @@ export async function loadRemoteTransport(
   env: NodeJS.ProcessEnv,
 ): Promise<Transport> {
   const where = describeRemote(remote);
+  const creds = await findRemoteCredentials(remote, policy);
   let caPem: string;
   try {
-    caPem = await readCredential(remote.caFile, policy, MAX_CA_FILE_BYTES, "CA");
+    caPem = await readCredential(creds.caFile, MAX_CA_FILE_BYTES, "CA");
   } catch (err) {
     throw new RemoteCredentialsUnavailable(where, `the CA certificate cannot be read: ${messageOf(err)}`);
   }
   let token: string;
   let source: string;
-  if (remote.tokenFromEnv !== null) {
-    source = `the environment variable ${remote.tokenFromEnv}`;
-    if (!TOKEN_ENV_NAME.test(remote.tokenFromEnv)) {
-      throw new RemoteCredentialsUnavailable(
-        where,
-        `the bearer token is unavailable: ${source} is not a token variable`,
-      );
-    }
-    token = env[remote.tokenFromEnv] ?? "";
-    if (token === "") {
-      throw new RemoteCredentialsUnavailable(
-        where,
-        `the bearer token is unavailable: ${source} is unset or empty`,
-      );
-    }
-  } else if (remote.tokenFile !== null) {
-    source = `the token file ${remote.tokenFile}`;
+  if (creds.tokenFile !== null) {
+    source = `the token file ${creds.tokenFile}`;
     try {
-      token = (await readCredential(remote.tokenFile, policy, MAX_TOKEN_BYTES + 2, "token")).replace(
-        /\r?\n$/,
-        "",
-      );
+      token = (await readCredential(creds.tokenFile, MAX_TOKEN_BYTES + 2, "token")).replace(/\r?\n$/, "");
     } catch (err) {
       throw new RemoteCredentialsUnavailable(where, `the bearer token is unavailable: ${messageOf(err)}`);
     }
   } else {
-    throw new RemoteCredentialsUnavailable(where, "no bearer token is configured");
+    const name = creds.tokenFromEnv ?? tokenEnvName(remote.addr);
+    source = `the environment variable ${name}`;
+    token = env[name] ?? "";
+    if (token === "") {
+      throw new RemoteCredentialsUnavailable(
+        where,
+        `the bearer token is unavailable: ${creds.dir} has no token file and ${source} is unset or empty`,
+      );
+    }
   }
   if (token === "" || Buffer.byteLength(token) > MAX_TOKEN_BYTES || !TOKEN_CHARS.test(token)) {
     throw new RemoteCredentialsUnavailable(
@@ -301,7 +321,7 @@ export async function loadRemoteTransport(
   } catch (err) {
     throw new RemoteCredentialsUnavailable(
       where,
-      `the CA certificate in ${remote.caFile} is unusable: ${messageOf(err)}`,
+      `the CA certificate in ${creds.caFile} is unusable: ${messageOf(err)}`,
     );
   }
   return transport;
@@ -343,30 +363,27 @@ function codesOf(err: unknown): string[] {
  * A readable health reason for a failed call to a remote daemon (issue 18 item 5: a wrong
  * certificate, a wrong token and an unreachable host each say so). caliband answers a refused
  * token by closing the connection after the TLS handshake without a byte (§6 step 4), which the
- * client sees as EOF or a reset before the reply; a certificate the CA does not sign, or one for
- * another name, fails the handshake; nothing listening refuses the TCP connect.
+ * client sees as EOF or a reset after setup; a certificate the CA does not sign, or one for
+ * another name, fails the handshake; nothing listening refuses the TCP connect; a peer that is no
+ * TLS server (or drops the connection before the handshake) fails during setup.
  */
 export function remoteFailureReason(err: unknown, remote: RemoteCaliband): string {
   const where = describeRemote(remote);
   if (err instanceof RemoteCredentialsUnavailable) return err.reason;
   const codes = codesOf(err);
   const errno = err instanceof Unreachable ? err.errno : undefined;
-  const detail = err instanceof Unreachable ? err.reason : messageOf(err);
+  const setup = err instanceof Unreachable && err.duringSetup;
+  // One line: OpenSSL's messages can hold newlines.
+  const detail = (err instanceof Unreachable ? err.reason : messageOf(err)).replace(/\s+/g, " ").trim();
+  const tokenHint = `check its token: ${credentialsKey(remote.addr)}/token or ${tokenEnvName(remote.addr)}`;
   if (codes.includes("ERR_TLS_CERT_ALTNAME_INVALID")) {
     return `TLS: the daemon's certificate at ${where} is not for the server name ${remote.serverName} (${detail}); check serverName`;
   }
+  if (codes.includes("CERT_HAS_EXPIRED") || codes.includes("CERT_NOT_YET_VALID")) {
+    return `TLS: the daemon's certificate at ${where} is outside its validity period (${detail})`;
+  }
   if (codes.some((c) => CERT_CODES.has(c))) {
-    return `TLS: the daemon's certificate at ${where} is not trusted by the CA in ${remote.caFile} (${detail}); check caFile`;
-  }
-  if (err instanceof Protocol && /connection closed before a reply/.test(err.message)) {
-    return `the daemon at ${where} closed the connection after the TLS handshake without replying: it refused the bearer token (check ${tokenSource(remote)})`;
-  }
-  if (
-    err instanceof Unreachable &&
-    (errno === "ECONNRESET" || errno === "EPIPE") &&
-    !/during setup/.test(err.reason)
-  ) {
-    return `the daemon at ${where} reset the connection after the TLS handshake: it refused the bearer token (check ${tokenSource(remote)})`;
+    return `TLS: the daemon's certificate at ${where} is not trusted by the CA in ${credentialsKey(remote.addr)}/ca.pem (${detail}); check the CA`;
   }
   if (errno === "ECONNREFUSED")
     return `connection refused at ${where}: nothing listens there (is caliband running with --listen?)`;
@@ -374,17 +391,16 @@ export function remoteFailureReason(err: unknown, remote: RemoteCaliband): strin
     return `host not found: ${hostOf(remote.addr)} does not resolve`;
   if (errno === "ETIMEDOUT") return `no answer from ${where}: ${detail}`;
   if (errno === "EHOSTUNREACH" || errno === "ENETUNREACH") return `host unreachable: ${where} (${detail})`;
-  if (err instanceof Unreachable && /during setup/.test(err.reason)) {
-    return `the connection to ${where} closed during the TLS handshake (${detail}): is it a caliband with --listen and TLS?`;
+  if (setup) {
+    return `the connection to ${where} failed before TLS was established (${detail}): is it a caliband with --listen and TLS?`;
+  }
+  if (err instanceof Protocol && /connection closed before a reply/.test(err.message)) {
+    return `the daemon at ${where} closed the connection after the TLS handshake without replying: it refused the bearer token (${tokenHint})`;
+  }
+  if (err instanceof Unreachable && (errno === "ECONNRESET" || errno === "EPIPE")) {
+    return `the daemon at ${where} reset the connection after the TLS handshake: it refused the bearer token (${tokenHint})`;
   }
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Where the token comes from, for messages. */
-function tokenSource(remote: RemoteCaliband): string {
-  return remote.tokenFromEnv !== null
-    ? `the variable ${remote.tokenFromEnv}`
-    : `the token file ${remote.tokenFile}`;
 }
 
 function messageOf(err: unknown): string {

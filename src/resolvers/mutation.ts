@@ -17,7 +17,6 @@ import type { GraphQLContext } from "../schema/context.js";
 import { Conflict, InvalidState, NotFound, ProviderMisconfigured } from "../errors.js";
 import { AGENT_ID as AGENT_ID_PATTERN } from "../caliband/wire.js";
 import { WORKSPACE_NAME } from "../fleet/registry.js";
-import { TOKEN_ENV_NAME } from "../fleet/remote.js";
 import { allowsWorkspace } from "../auth/roles.js";
 import type { Provider } from "../fleet/provider.js";
 
@@ -328,38 +327,19 @@ const ABSOLUTE_PATH = z
 
 const RemoteCalibandInputRef = builder.inputType("RemoteCalibandInput", {
   description:
-    "A caliband on another host, started with `--listen` (TCP + TLS + bearer token; caliban ADR 0051). No secret is given here: the CA and the token are read by the gateway from files inside an operator-allowed credentials directory (`--caliband-credentials-dir`) or, for the token, from a gateway environment variable named PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>.",
+    "A caliband on another host, started with `--listen` (TCP + TLS + bearer token; caliban ADR 0051). Only the endpoint is named here: its CA and token are the operator's, read by the gateway from the endpoint's own directory in a credentials directory (`--caliband-credentials-dir`, default `<data dir>/calibands`): `<host>_<port>/ca.pem` and `<host>_<port>/token`, or the token from the variable PROSPERO_CALIBAND_TOKEN_<HOST>_<PORT> (docs/deploy.md). An endpoint the operator has not provisioned is a ValidationError.",
   fields: (t) => ({
     endpoint: t.string({
       required: true,
-      description: "The daemon's control listener: `tcp://host:port` (IPv6 hosts in brackets).",
-      validate: z.string().min(1).max(300).startsWith("tcp://", "must be tcp://host:port"),
-    }),
-    caFile: t.string({
-      required: true,
       description:
-        "Path on the gateway's machine of the PEM CA certificate(s) the daemon's certificate must chain to; inside a credentials directory.",
-      validate: ABSOLUTE_PATH,
+        "The daemon's control listener: `tcp://host:port` (a DNS name, an IPv4 address or a bracketed IPv6 address).",
+      validate: z.string().min(1).max(300).startsWith("tcp://", "must be tcp://host:port"),
     }),
     serverName: t.string({
       required: false,
       description:
         "Name the daemon's certificate must match (SNI and verification); default the endpoint's host.",
       validate: z.string().min(1).max(253),
-    }),
-    tokenFromEnv: t.string({
-      required: false,
-      description:
-        "NAME of the gateway environment variable holding the bearer token (PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>). Exactly one of tokenFromEnv and tokenFile.",
-      validate: z
-        .string()
-        .regex(TOKEN_ENV_NAME, "must be PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>"),
-    }),
-    tokenFile: t.string({
-      required: false,
-      description:
-        "Path on the gateway's machine of a file holding the bearer token (one line), inside a credentials directory. Exactly one of tokenFromEnv and tokenFile.",
-      validate: ABSOLUTE_PATH,
     }),
   }),
 });

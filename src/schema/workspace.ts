@@ -8,7 +8,7 @@ import type { ProviderConfig } from "../fleet/provider.js";
 import { displayBaseUrl, parseStoredProviderConfig, type ProviderConfigInput } from "../fleet/provider.js";
 import { discoverSources, type Source } from "../fleet/sources.js";
 import { WORKSPACE_NAME, remoteOfRow } from "../fleet/registry.js";
-import type { RemoteCaliband } from "../fleet/remote.js";
+import { findRemoteCredentials, type RemoteCaliband, type RemoteCredentials } from "../fleet/remote.js";
 import { aggregateUsage, emptyUsageRow } from "../store/usage.js";
 import { builder, registerNode } from "./builder.js";
 import { AgentConnectionRef, AgentFilterRef, agentFilterWhere } from "./agent.js";
@@ -91,28 +91,44 @@ export const ProviderConfigRef = builder.objectRef<ProviderConfig>("ProviderConf
   }),
 });
 
-/** GraphQL `RemoteCaliband`: where a remote workspace's daemon is and where its credentials come from. */
-export const RemoteCalibandRef = builder.objectRef<RemoteCaliband>("RemoteCaliband").implement({
+const RemoteCredentialsRef = builder.objectRef<RemoteCredentials>("RemoteCredentials").implement({
   description:
-    "A caliband on another host reached over TCP + TLS + bearer token (issue 18). Only where the credentials come from is returned, never the token.",
+    "Where a remote daemon's credentials are on the gateway's machine (paths and a variable's name, never a value).",
   fields: (t) => ({
-    endpoint: t.string({
-      description: "The daemon's control listener, `tcp://host:port`.",
-      resolve: (r) => `tcp://${r.addr}`,
+    directory: t.exposeString("dir", {
+      description: "The endpoint's credentials directory, `<credentials dir>/<host>_<port>`.",
     }),
     caFile: t.exposeString("caFile", {
-      description:
-        "Path on the gateway's machine of the CA certificate(s) the daemon's certificate must chain to.",
-    }),
-    serverName: t.exposeString("serverName", { description: "Name the daemon's certificate must match." }),
-    tokenFromEnv: t.exposeString("tokenFromEnv", {
-      nullable: true,
-      description: "NAME of the gateway environment variable holding the bearer token, or null (tokenFile).",
+      description: "The CA certificate(s) the daemon's certificate must chain to.",
     }),
     tokenFile: t.exposeString("tokenFile", {
       nullable: true,
+      description: "The file holding the bearer token, or null when it comes from tokenFromEnv.",
+    }),
+    tokenFromEnv: t.exposeString("tokenFromEnv", {
+      nullable: true,
       description:
-        "Path on the gateway's machine of the file holding the bearer token, or null (tokenFromEnv).",
+        "NAME of the gateway environment variable holding the token (when there is no token file), or null.",
+    }),
+  }),
+});
+
+/** GraphQL `RemoteCaliband`: where a remote workspace's daemon is and where its credentials are. */
+export const RemoteCalibandRef = builder.objectRef<RemoteCaliband>("RemoteCaliband").implement({
+  description:
+    "A caliband on another host reached over TCP + TLS + bearer token (issue 18). Where its credentials are is returned, never the token.",
+  fields: (t) => ({
+    endpoint: t.string({
+      description: "The daemon's control listener, `tcp://host:port` (normalized).",
+      resolve: (r) => `tcp://${r.addr}`,
+    }),
+    serverName: t.exposeString("serverName", { description: "Name the daemon's certificate must match." }),
+    credentials: t.field({
+      type: RemoteCredentialsRef,
+      nullable: true,
+      description:
+        "Where the gateway finds this endpoint's CA and token now, or null when the operator has not provisioned them (the health reason says where they are looked for).",
+      resolve: (r, _a, ctx) => findRemoteCredentials(r, ctx.fleet.registry.remotePolicy).catch(() => null),
     }),
   }),
 });

@@ -8,14 +8,14 @@
  * the socket only: frames equal the worker's transcript byte for byte), its changes are not
  * captured with the reason said, and no response holds the token. A wrong CA, a certificate for
  * another name, a wrong token and a closed port each give their own health reason. Bad settings are
- * refused with typed errors and register nothing; a token variable outside PROSPERO_CALIBAND_TOKEN…
- * or a credential file outside the credentials directory is refused (they would be sent to a host
- * an admin names).
+ * refused with typed errors and register nothing; an endpoint the operator did not provision (no
+ * credentials directory of its own) is refused, so one daemon's token is never sent to another host.
  */
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { createServer as tlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
@@ -23,10 +23,9 @@ import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { FakeCaliband } from "../support/fake-caliband.js";
 import { initGitRepo } from "../support/temp-workspace.js";
 import { makeTestTls, type TestTls } from "../support/tls.js";
+import { credentialsKey, tokenEnvName } from "../../src/fleet/remote.js";
 
 const TOKEN = "tok-remote-7f3a9c";
-const TOKEN_VAR = "PROSPERO_CALIBAND_TOKEN_REMOTE_TEST";
-const WRONG_VAR = "PROSPERO_CALIBAND_TOKEN_WRONG_TEST";
 
 let h: AppHarness;
 let tls: TestTls;
@@ -55,7 +54,7 @@ async function proxyPort(): Promise<number> {
 
 const ADD = `mutation($input: AddWorkspaceInput!) { addWorkspace(input: $input) {
   __typename
-  ... on AddWorkspacePayload { created workspace { name root remote { endpoint caFile serverName tokenFromEnv tokenFile } } }
+  ... on AddWorkspacePayload { created workspace { name root remote { endpoint serverName credentials { directory caFile tokenFile tokenFromEnv } } } }
   ... on ValidationError { message fieldErrors { path message } }
   ... on Error { message }
 } }`;
@@ -65,7 +64,7 @@ interface AddResult {
     __typename: string;
     message?: string;
     fieldErrors?: { path: string[]; message: string }[];
-    workspace?: { name: string; root: string; remote: Record<string, string | null> | null };
+    workspace?: { name: string; root: string; remote: Record<string, unknown> | null };
   };
 }
 
@@ -95,14 +94,26 @@ async function unreachableReason(name: string): Promise<string> {
   return health.reason!;
 }
 
+/**
+ * Provision the credentials of `127.0.0.1:<p>` as an operator does: its own directory with a CA
+ * and, unless `token` is `{ env }`, a token file (mode 0600); `{ env }` sets the endpoint's variable.
+ */
+function provision(p: number, opts: { ca?: string; token?: string | { env: string } } = {}): string {
+  const addr = `127.0.0.1:${p}`;
+  const dir = path.join(creds, credentialsKey(addr));
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "ca.pem"), opts.ca ?? tls.caPem);
+  const token = opts.token ?? TOKEN;
+  if (typeof token === "string") fs.writeFileSync(path.join(dir, "token"), `${token}\n`, { mode: 0o600 });
+  else {
+    // The gateway reads the environment it was started with.
+    h.env[tokenEnvName(addr)] = token.env;
+  }
+  return dir;
+}
+
 function remote(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    endpoint: `tcp://127.0.0.1:${port}`,
-    caFile: path.join(creds, "ca.pem"),
-    serverName: "localhost",
-    tokenFile: path.join(creds, "remote.token"),
-    ...over,
-  };
+  return { endpoint: `tcp://127.0.0.1:${port}`, serverName: "localhost", ...over };
 }
 
 beforeAll(async () => {
@@ -111,11 +122,6 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "prospero-remote-"));
   creds = path.join(tmp, "creds");
   fs.mkdirSync(creds, { mode: 0o700 });
-  fs.writeFileSync(path.join(creds, "ca.pem"), tls.caPem);
-  fs.writeFileSync(path.join(creds, "other-ca.pem"), otherTls.caPem);
-  fs.writeFileSync(path.join(creds, "remote.token"), `${TOKEN}\n`, { mode: 0o600 });
-  fs.writeFileSync(path.join(tmp, "outside.token"), `${TOKEN}\n`);
-  fs.symlinkSync(path.join(tmp, "outside.token"), path.join(creds, "link.token"));
   // The daemon's "host": a root of its own, not a registered local root.
   const remoteRoot = path.join(tmp, "remote-host", "repo");
   fs.mkdirSync(remoteRoot, { recursive: true });
@@ -128,14 +134,11 @@ beforeAll(async () => {
   });
   const ep = daemon.endpoint;
   port = Number(ep.scheme === "tcp" ? ep.addr.split(":").pop() : 0);
-  process.env[TOKEN_VAR] = TOKEN;
-  process.env[WRONG_VAR] = "not-the-token";
+  provision(port);
   h = await startAppHarness({ register: false, config: { calibandCredentialsDirs: [creds] } });
 }, 60_000);
 
 afterAll(async () => {
-  delete process.env[TOKEN_VAR];
-  delete process.env[WRONG_VAR];
   await h?.close();
   for (const p of proxies) await p.close();
   await daemon?.close();
@@ -148,12 +151,16 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
   it("is healthy through the API, runs an agent over TLS, and stores its frames equal to the transcript", async () => {
     const r = await add({ name: "remote", root: daemon.workspaceRoot, remote: remote() });
     expect(r.data?.addWorkspace.__typename, JSON.stringify(r)).toBe("AddWorkspacePayload");
+    const dir = path.join(fs.realpathSync(creds), `127.0.0.1_${port}`);
     expect(r.data?.addWorkspace.workspace?.remote).toEqual({
       endpoint: `tcp://127.0.0.1:${port}`,
-      caFile: path.join(creds, "ca.pem"),
       serverName: "localhost",
-      tokenFromEnv: null,
-      tokenFile: path.join(creds, "remote.token"),
+      credentials: {
+        directory: dir,
+        caFile: path.join(dir, "ca.pem"),
+        tokenFile: path.join(dir, "token"),
+        tokenFromEnv: null,
+      },
     });
     await waitFor(async () => (await healthOf("remote")).state === "HEALTHY", 15_000, "remote healthy");
 
@@ -191,7 +198,7 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
     });
     // No response ever holds the token.
     const all = await h.gql(
-      `{ workspaces { name remote { endpoint caFile serverName tokenFromEnv tokenFile } config { apiKeyFromEnv env { name } } } }`,
+      `{ workspaces { name remote { endpoint serverName credentials { directory caFile tokenFile tokenFromEnv } } config { apiKeyFromEnv env { name } } } }`,
     );
     expect(JSON.stringify(all)).not.toContain(TOKEN);
   }, 60_000);
@@ -222,17 +229,19 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
     );
   }, 60_000);
 
-  it("a token from an allowed environment variable works too", async () => {
+  it("a token from the endpoint's own environment variable works too", async () => {
+    const p = await proxyPort();
+    provision(p, { token: { env: TOKEN } });
     const r = await add({
       name: "remote-env",
       root: "/srv/elsewhere",
-      remote: remote({
-        endpoint: `tcp://127.0.0.1:${await proxyPort()}`,
-        tokenFile: null,
-        tokenFromEnv: TOKEN_VAR,
-      }),
+      remote: remote({ endpoint: `tcp://127.0.0.1:${p}` }),
     });
     expect(r.data?.addWorkspace.__typename, JSON.stringify(r)).toBe("AddWorkspacePayload");
+    expect(r.data?.addWorkspace.workspace?.remote?.credentials).toMatchObject({
+      tokenFile: null,
+      tokenFromEnv: `PROSPERO_CALIBAND_TOKEN_127_0_0_1_${p}`,
+    });
     await waitFor(
       async () => (await healthOf("remote-env")).state === "HEALTHY",
       15_000,
@@ -240,51 +249,129 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
     );
   }, 30_000);
 
-  it("a wrong CA, a certificate for another name, a wrong token and a closed port each give their reason", async () => {
+  it("one daemon's token is never sent to another host: an endpoint without its own credentials is refused", async () => {
+    // A TLS listener of "the attacker": it records every connection it gets.
+    const seen: string[] = [];
+    const attacker = tlsServer({ cert: tls.certPem, key: tls.keyPem }, (sock) => {
+      sock.on("data", (d) => seen.push(d.toString()));
+    });
+    await new Promise<void>((r) => attacker.listen(0, "127.0.0.1", r));
+    const ap = (attacker.address() as net.AddressInfo).port;
+    try {
+      const r = await add({
+        name: "evil",
+        root: "/srv/evil",
+        remote: remote({ endpoint: `tcp://127.0.0.1:${ap}` }),
+      });
+      expect(r.data?.addWorkspace.__typename, JSON.stringify(r)).toBe("ValidationError");
+      expect(r.data?.addWorkspace.fieldErrors?.[0]).toMatchObject({
+        path: ["input", "remote", "endpoint"],
+        message: expect.stringMatching(
+          new RegExp(`no credentials for this endpoint: .*127\\.0\\.0\\.1_${ap}/ca\\.pem`),
+        ),
+      });
+      expect(h.app.fleet.registry.find("evil")).toBeUndefined();
+      await new Promise((res) => setTimeout(res, 300));
+      expect(seen).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => attacker.close(() => r()));
+    }
+  }, 30_000);
+
+  it("a wrong CA, a certificate for another name, a wrong token, a closed port and a peer that is no TLS server each give their reason", async () => {
+    const wrongCa = await proxyPort();
+    provision(wrongCa, { ca: otherTls.caPem });
+    const wrongName = await proxyPort();
+    provision(wrongName);
+    const wrongToken = await proxyPort();
+    provision(wrongToken, { token: "not-the-token" });
+    const closed = await closedPort();
+    provision(closed);
+    // Peers that drop the connection before TLS: one closes at once, one talks another protocol.
+    const open = new Set<net.Socket>();
+    const track = (sock: net.Socket) => {
+      open.add(sock);
+      sock.on("close", () => open.delete(sock));
+      sock.on("error", () => undefined);
+    };
+    const dropper = net.createServer((sock) => {
+      track(sock);
+      sock.destroy();
+    });
+    const banner = net.createServer((sock) => {
+      track(sock);
+      sock.end("SSH-2.0-OpenSSH_9.2\r\n");
+    });
+    for (const srv of [dropper, banner]) await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const dp = (dropper.address() as net.AddressInfo).port;
+    const bp = (banner.address() as net.AddressInfo).port;
+    provision(dp);
+    provision(bp);
+    const at = (p: number) => `tcp://127.0.0.1:${p}`;
     const cases: { name: string; remote: Record<string, unknown>; reason: RegExp }[] = [
       {
         name: "wrong-ca",
-        remote: remote({
-          endpoint: `tcp://127.0.0.1:${await proxyPort()}`,
-          caFile: path.join(creds, "other-ca.pem"),
-        }),
+        remote: remote({ endpoint: at(wrongCa) }),
         reason:
-          /^TLS: the daemon's certificate at tls:\/\/127\.0\.0\.1:\d+ is not trusted by the CA in .*other-ca\.pem/,
+          /^TLS: the daemon's certificate at tls:\/\/127\.0\.0\.1:\d+ is not trusted by the CA in 127\.0\.0\.1_\d+\/ca\.pem/,
       },
       {
         name: "wrong-name",
-        remote: remote({ endpoint: `tcp://127.0.0.1:${await proxyPort()}`, serverName: "caliband.example" }),
+        remote: remote({ endpoint: at(wrongName), serverName: "caliband.example" }),
         reason: /^TLS: the daemon's certificate at .* is not for the server name caliband\.example/,
       },
       {
         name: "wrong-token",
-        remote: remote({
-          endpoint: `tcp://127.0.0.1:${await proxyPort()}`,
-          tokenFile: null,
-          tokenFromEnv: WRONG_VAR,
-        }),
-        reason: new RegExp(`refused the bearer token \\(check the variable ${WRONG_VAR}\\)`),
+        remote: remote({ endpoint: at(wrongToken) }),
+        reason: new RegExp(
+          `refused the bearer token \\(check its token: 127\\.0\\.0\\.1_${wrongToken}/token or PROSPERO_CALIBAND_TOKEN_127_0_0_1_${wrongToken}\\)`,
+        ),
       },
       {
         name: "closed-port",
-        remote: remote({ endpoint: `tcp://127.0.0.1:${await closedPort()}` }),
+        remote: remote({ endpoint: at(closed) }),
         reason: /^connection refused at tls:\/\/127\.0\.0\.1:\d+: nothing listens there/,
       },
+      {
+        name: "dropper",
+        remote: remote({ endpoint: at(dp) }),
+        reason:
+          /^the connection to tls:\/\/127\.0\.0\.1:\d+ failed before TLS was established .*is it a caliband with --listen and TLS\?/s,
+      },
+      {
+        name: "not-tls",
+        remote: remote({ endpoint: at(bp) }),
+        reason:
+          /^the connection to tls:\/\/127\.0\.0\.1:\d+ failed before TLS was established .*is it a caliband with --listen and TLS\?/s,
+      },
     ];
-    for (const c of cases) {
-      const r = await add({ name: c.name, root: `/srv/${c.name}`, remote: c.remote });
-      expect(r.data?.addWorkspace.__typename, JSON.stringify(r)).toBe("AddWorkspacePayload");
+    try {
+      for (const c of cases) {
+        const r = await add({ name: c.name, root: `/srv/${c.name}`, remote: c.remote });
+        expect(r.data?.addWorkspace.__typename, JSON.stringify(r)).toBe("AddWorkspacePayload");
+      }
+      const reasons = new Map<string, string>();
+      for (const c of cases) reasons.set(c.name, await unreachableReason(c.name));
+      for (const c of cases) expect(reasons.get(c.name), c.name).toMatch(c.reason);
+      // Different causes give different reasons (the two pre-TLS peers share theirs), none with the token.
+      for (const c of cases)
+        for (const o of cases)
+          if (
+            o !== c &&
+            !(["dropper", "not-tls"].includes(c.name) && ["dropper", "not-tls"].includes(o.name))
+          )
+            expect(reasons.get(c.name), `${c.name} vs ${o.name}`).not.toMatch(o.reason);
+      for (const r of reasons.values()) expect(r).not.toContain(TOKEN);
+      // The healthy one stayed healthy.
+      expect((await healthOf("remote")).state).toBe("HEALTHY");
+    } finally {
+      for (const c of cases)
+        await h.gql(`mutation($w: String!) { removeWorkspace(input: { workspace: $w }) { __typename } }`, {
+          w: c.name,
+        });
+      for (const sock of open) sock.destroy();
+      for (const srv of [dropper, banner]) await new Promise<void>((r) => srv.close(() => r()));
     }
-    const reasons = new Map<string, string>();
-    for (const c of cases) reasons.set(c.name, await unreachableReason(c.name));
-    for (const c of cases) expect(reasons.get(c.name), c.name).toMatch(c.reason);
-    // Four different reasons: each matches its own pattern only, and none holds the token.
-    for (const c of cases)
-      for (const o of cases)
-        if (o !== c) expect(reasons.get(c.name), `${c.name} vs ${o.name}`).not.toMatch(o.reason);
-    for (const r of reasons.values()) expect(r).not.toContain(TOKEN);
-    // The healthy one stayed healthy.
-    expect((await healthOf("remote")).state).toBe("HEALTHY");
   }, 60_000);
 
   it("refuses bad settings with typed errors and registers nothing", async () => {
@@ -302,41 +389,14 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
         message: /tcp:\/\/host:port/,
       },
       {
-        // An API key (or any secret of the gateway) may never become a bearer sent to a named host.
-        input: { remote: remote({ tokenFile: null, tokenFromEnv: "ANTHROPIC_API_KEY" }) },
-        field: "tokenFromEnv",
-        message: /PROSPERO_CALIBAND_TOKEN/,
+        input: { remote: remote({ endpoint: "tcp://127.0.0.1\u0000:1" }) },
+        field: "endpoint",
+        message: /tcp:\/\/host:port/,
       },
       {
-        input: { remote: remote({ tokenFromEnv: TOKEN_VAR }) },
-        field: "tokenFromEnv",
-        message: /exactly one of tokenFromEnv and tokenFile/,
-      },
-      {
-        input: { remote: remote({ tokenFile: null, tokenFromEnv: "PROSPERO_CALIBAND_TOKEN_UNSET_X" }) },
-        field: "tokenFromEnv",
-        message: /unset or empty/,
-      },
-      {
-        input: { remote: remote({ tokenFile: path.join(tmp, "outside.token") }) },
-        field: "tokenFile",
-        message: /not inside a credentials directory/,
-      },
-      {
-        // A symbolic link inside the directory to a file outside it is judged by its target.
-        input: { remote: remote({ tokenFile: path.join(creds, "link.token") }) },
-        field: "tokenFile",
-        message: /not inside a credentials directory/,
-      },
-      {
-        input: { remote: remote({ caFile: "/etc/hostname" }) },
-        field: "caFile",
-        message: /not inside a credentials directory/,
-      },
-      {
-        input: { remote: remote({ caFile: path.join(creds, "remote.token") }) },
-        field: "caFile",
-        message: /CA certificate .* unusable/,
+        input: { remote: remote({ endpoint: "tcp://::1:7070" }) },
+        field: "endpoint",
+        message: /bracketed IPv6/,
       },
       {
         input: { remote: remote({ serverName: "bad name!" }) },
@@ -357,10 +417,12 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
       const issue = res?.fieldErrors?.find((f) => f.path[f.path.length - 1] === b.field);
       expect(issue?.message, `${i}: ${JSON.stringify(res)}`).toMatch(b.message);
     }
-    // One endpoint is one daemon: a second workspace for it is a conflict.
-    const dup = await add({ name: "remote-again", root: "/srv/again", remote: remote() });
-    expect(dup.data?.addWorkspace.__typename).toBe("ConflictError");
-    expect(dup.data?.addWorkspace.message).toMatch(/already registered as workspace remote/);
+    // One endpoint is one daemon: a second workspace for it (however the host is spelled) is a conflict.
+    for (const endpoint of [`tcp://127.0.0.1:${port}`]) {
+      const dup = await add({ name: "remote-again", root: "/srv/again", remote: remote({ endpoint }) });
+      expect(dup.data?.addWorkspace.__typename).toBe("ConflictError");
+      expect(dup.data?.addWorkspace.message).toMatch(/already registered as workspace remote/);
+    }
     const after = (await h.gql<{ workspaces: { name: string }[] }>(`{ workspaces { name } }`)).data!
       .workspaces;
     expect(after).toEqual(before);
@@ -389,7 +451,6 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
     expect(rows).toMatchObject({
       endpoint: `127.0.0.1:${port}`,
       serverName: "localhost",
-      tokenFromEnv: null,
     });
     // The token itself is in no column.
     expect(JSON.stringify(rows)).not.toContain(TOKEN);

@@ -4,6 +4,7 @@
  * tokens the preamble cannot carry, and a server name that is an IP address (verified against the
  * certificate's IP SAN, not sent as SNI, which may carry DNS names only).
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,9 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CalibandClient } from "../../src/caliband/client.js";
 import {
   RemoteCredentialsUnavailable,
+  credentialsKey,
   loadRemoteTransport,
   parseRemoteEndpoint,
   remoteControlEndpoint,
+  tokenEnvName,
   type RemoteCaliband,
 } from "../../src/fleet/remote.js";
 import { FakeCaliband } from "../support/fake-caliband.js";
@@ -23,13 +26,13 @@ let tls: TestTls;
 let tmp: string;
 let creds: string;
 const policy = () => ({ credentialsDirs: [creds] });
+const ADDR = "127.0.0.1:1";
 
 beforeAll(() => {
   tls = makeTestTls();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "prospero-remote-unit-"));
   creds = path.join(tmp, "creds");
   fs.mkdirSync(creds);
-  fs.writeFileSync(path.join(creds, "ca.pem"), tls.caPem);
 });
 
 afterAll(() => {
@@ -37,21 +40,34 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function remote(over: Partial<RemoteCaliband> = {}): RemoteCaliband {
-  return {
-    addr: "127.0.0.1:1",
-    caFile: path.join(creds, "ca.pem"),
-    serverName: "localhost",
-    tokenFromEnv: null,
-    tokenFile: path.join(creds, "t.token"),
-    ...over,
-  };
+/** Provision `addr`'s credentials directory with the test CA (and `token` when given). */
+function provision(addr: string, token?: string): string {
+  const dir = path.join(creds, credentialsKey(addr));
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, "ca.pem"), tls.caPem);
+  if (token !== undefined) fs.writeFileSync(path.join(dir, "token"), token, { mode: 0o600 });
+  return dir;
 }
 
+const remote = (over: Partial<RemoteCaliband> = {}): RemoteCaliband => ({
+  addr: ADDR,
+  serverName: "localhost",
+  ...over,
+});
+
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => new Error("resolved"),
+    (e: unknown) => e as Error,
+  );
+
 describe("remote endpoints and credentials", () => {
-  it("accepts tcp://host:port only", () => {
-    expect(parseRemoteEndpoint("tcp://build1.example.net:7070")).toBe("build1.example.net:7070");
+  it("accepts tcp://host:port only, normalized", () => {
+    expect(parseRemoteEndpoint("tcp://Build1.Example.NET:7070")).toBe("build1.example.net:7070");
+    expect(parseRemoteEndpoint("tcp://10.0.0.5:7070")).toBe("10.0.0.5:7070");
     expect(parseRemoteEndpoint("tcp://[::1]:7070")).toBe("[::1]:7070");
+    expect(parseRemoteEndpoint("tcp://[0:0:0::1]:7070")).toBe("[::1]:7070");
     for (const bad of [
       "build1:7070",
       "tls://build1:7070",
@@ -63,45 +79,86 @@ describe("remote endpoints and credentials", () => {
       "tcp://build1:7070?x=1",
       "tcp://:7070",
       "tcp://bu ild:7070",
+      "tcp://127.0.0.1\u0000:7070",
+      "tcp://ho\u001bst:7070",
+      "tcp://-build1:7070",
+      "tcp://::1:7070",
+      "tcp://[fe80::1%eth0]:7070",
+      "tcp://1.2.3:7070",
+      "tcp://bücher.example:7070",
     ])
-      expect(parseRemoteEndpoint(bad), bad).toBeUndefined();
+      expect(parseRemoteEndpoint(bad), JSON.stringify(bad)).toBeUndefined();
   });
 
-  it("reads the token file at every client build, so a rotated token is used at once", async () => {
-    const file = path.join(creds, "t.token");
-    fs.writeFileSync(file, "first-token\n");
+  it("names an endpoint's directory and token variable after the endpoint", () => {
+    expect(credentialsKey("build1.example.net:7070")).toBe("build1.example.net_7070");
+    expect(credentialsKey("[::1]:7070")).toBe("::1_7070");
+    expect(tokenEnvName("build1.example.net:7070")).toBe("PROSPERO_CALIBAND_TOKEN_BUILD1_EXAMPLE_NET_7070");
+  });
+
+  it("an endpoint the operator did not provision has no credentials, whatever else exists", async () => {
+    provision("127.0.0.1:2", "tok-of-2");
+    const err = await failure(
+      loadRemoteTransport(remote(), policy(), { [tokenEnvName("127.0.0.1:2")]: "x" }),
+    );
+    expect(err).toBeInstanceOf(RemoteCredentialsUnavailable);
+    expect(err.message).toMatch(/no credentials for this endpoint: .*127\.0\.0\.1_1\/ca\.pem/);
+    const none = await failure(loadRemoteTransport(remote(), { credentialsDirs: [] }, {}));
+    expect(none.message).toMatch(/no credentials directory is configured/);
+  });
+
+  it("reads the token at every client build, so a rotated token is used at once; else the endpoint's variable", async () => {
+    const dir = provision(ADDR, "first-token\n");
     expect((await loadRemoteTransport(remote(), policy(), {})).token).toBe("first-token");
-    fs.writeFileSync(file, "second-token");
+    fs.writeFileSync(path.join(dir, "token"), "second-token");
     expect((await loadRemoteTransport(remote(), policy(), {})).token).toBe("second-token");
+    fs.rmSync(path.join(dir, "token"));
+    const env = { [tokenEnvName(ADDR)]: "from-env" };
+    expect((await loadRemoteTransport(remote(), policy(), env)).token).toBe("from-env");
+    const unset = await failure(loadRemoteTransport(remote(), policy(), {}));
+    expect(unset.message).toMatch(/PROSPERO_CALIBAND_TOKEN_127_0_0_1_1 is unset or empty/);
   });
 
   it("refuses tokens the preamble cannot carry, naming where they came from and never the token", async () => {
-    const file = path.join(creds, "t.token");
+    const dir = provision(ADDR);
+    const file = path.join(dir, "token");
     for (const bad of ["two words", 'quo"te', "back\\slash", "", "x".repeat(4001), "a\nb"]) {
-      fs.writeFileSync(file, bad);
-      const err = await loadRemoteTransport(remote(), policy(), {}).catch((e: unknown) => e);
+      fs.writeFileSync(file, bad, { mode: 0o600 });
+      const err = await failure(loadRemoteTransport(remote(), policy(), {}));
       expect(err, JSON.stringify(bad.slice(0, 20))).toBeInstanceOf(RemoteCredentialsUnavailable);
-      const msg = (err as Error).message;
-      expect(msg).toMatch(/token/);
-      if (bad.length > 3) expect(msg).not.toContain(bad);
+      expect(err.message).toMatch(/token/);
+      if (bad.length > 3) expect(err.message).not.toContain(bad);
+      fs.rmSync(file);
     }
-    const unset = await loadRemoteTransport(
-      remote({ tokenFile: null, tokenFromEnv: "PROSPERO_CALIBAND_TOKEN_NOPE" }),
-      policy(),
-      {},
-    ).catch((e: unknown) => e);
-    expect((unset as Error).message).toMatch(/PROSPERO_CALIBAND_TOKEN_NOPE is unset or empty/);
   });
 
-  it("a token file moved out of the credentials directory (a link now) is refused at the next build", async () => {
+  it("a token file that is a link, a hard link, a FIFO, a directory or readable by others is refused", async () => {
+    const dir = provision(ADDR);
+    const file = path.join(dir, "token");
     const outside = path.join(tmp, "outside.token");
-    fs.writeFileSync(outside, "outside-token");
-    const file = path.join(creds, "t.token");
-    fs.rmSync(file);
-    fs.symlinkSync(outside, file);
-    const err = await loadRemoteTransport(remote(), policy(), {}).catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/not inside a credentials directory/);
-    fs.rmSync(file);
+    fs.writeFileSync(outside, "outside-token", { mode: 0o600 });
+    const cases: [string, () => void, RegExp][] = [
+      ["symlink", () => fs.symlinkSync(outside, file), /symbolic link/],
+      ["hard link", () => fs.linkSync(outside, file), /more than one hard link/],
+      ["fifo", () => execFileSync("mkfifo", [file]), /not a regular file/],
+      ["directory", () => fs.mkdirSync(file), /not a regular file/],
+      ["mode 0644", () => fs.writeFileSync(file, "tok", { mode: 0o644 }), /group or others/],
+    ];
+    for (const [what, make, reason] of cases) {
+      make();
+      const t0 = Date.now();
+      const err = await failure(loadRemoteTransport(remote(), policy(), {}));
+      expect(err.message, what).toMatch(reason);
+      expect(Date.now() - t0, `${what}: refused at once`).toBeLessThan(5_000);
+      fs.rmSync(file, { recursive: true, force: true });
+    }
+    // A credentials directory that is a link elsewhere is not the endpoint's directory.
+    fs.rmSync(dir, { recursive: true });
+    fs.symlinkSync(tmp, dir);
+    expect((await failure(loadRemoteTransport(remote(), policy(), {}))).message).toMatch(
+      /no credentials for this endpoint/,
+    );
+    fs.rmSync(dir);
   });
 
   it("verifies an IP server name against the certificate's IP SAN without sending it as SNI", async () => {
@@ -116,7 +173,7 @@ describe("remote endpoints and credentials", () => {
     try {
       const ep = daemon.endpoint;
       const addr = ep.scheme === "tcp" ? ep.addr : "";
-      fs.writeFileSync(path.join(creds, "t.token"), "ip-token");
+      provision(addr, "ip-token");
       const r = remote({ addr, serverName: "127.0.0.1" });
       const client = new CalibandClient(remoteControlEndpoint(r, await loadRemoteTransport(r, policy(), {})));
       expect((await client.status()).pid).toBeGreaterThan(0);

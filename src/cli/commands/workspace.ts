@@ -81,37 +81,19 @@ export function describeConfig(c: ProviderConfigFieldsFragment): string {
 /** `workspace add`'s flags for a caliband on another host (issue 18). */
 interface RemoteFlags {
   endpoint?: string;
-  caFile?: string;
   serverName?: string;
-  tokenEnv?: string;
-  tokenFile?: string;
 }
 
 /**
- * The remote flags as a RemoteCalibandInput (paths resolved here), or null without `--endpoint`.
- * @throws CliError (usage) for a remote flag given without `--endpoint`, or `--endpoint` without `--ca-file`.
+ * The remote flags as a RemoteCalibandInput, or null without `--endpoint`.
+ * @throws CliError (usage) for `--server-name` without `--endpoint`.
  */
 export function remoteInput(flags: RemoteFlags): RemoteCalibandInput | null {
-  const others = [flags.caFile, flags.serverName, flags.tokenEnv, flags.tokenFile].some(
-    (v) => v !== undefined,
-  );
   if (flags.endpoint === undefined) {
-    if (others)
-      throw new CliError(
-        EXIT.usage,
-        "--ca-file, --server-name, --token-env and --token-file need --endpoint",
-      );
+    if (flags.serverName !== undefined) throw new CliError(EXIT.usage, "--server-name needs --endpoint");
     return null;
   }
-  if (flags.caFile === undefined)
-    throw new CliError(EXIT.usage, "--endpoint needs --ca-file (the CA of the daemon's certificate)");
-  return {
-    endpoint: flags.endpoint,
-    caFile: path.resolve(flags.caFile),
-    serverName: flags.serverName ?? null,
-    tokenFromEnv: flags.tokenEnv ?? null,
-    tokenFile: flags.tokenFile === undefined ? null : path.resolve(flags.tokenFile),
-  };
+  return { endpoint: flags.endpoint, serverName: flags.serverName ?? null };
 }
 
 /** Where a workspace's daemon is: ` on tcp://host:port` for a remote one, "" for a local one. */
@@ -169,23 +151,11 @@ export function registerWorkspaceCommands(program: Command): void {
         )
         .option(
           "--endpoint <tcp://host:port>",
-          "serve it from a caliband on another host (started with --listen)",
-        )
-        .option(
-          "--ca-file <file>",
-          "with --endpoint: PEM CA of the daemon's certificate (in a credentials directory)",
+          "serve it from a caliband on another host (started with --listen; its CA and token provisioned in the gateway's credentials directory, docs/deploy.md)",
         )
         .option(
           "--server-name <name>",
           "with --endpoint: name the certificate must match (default: the endpoint's host)",
-        )
-        .option(
-          "--token-env <NAME>",
-          "with --endpoint: gateway variable holding the token (PROSPERO_CALIBAND_TOKEN…)",
-        )
-        .option(
-          "--token-file <file>",
-          "with --endpoint: file holding the token (in a credentials directory)",
         ),
     ),
   ).action(

@@ -489,18 +489,12 @@ export type ProviderConfigInput = {
   provider?: Provider | null | undefined;
 };
 
-/** A caliband on another host, started with `--listen` (TCP + TLS + bearer token; caliban ADR 0051). No secret is given here: the CA and the token are read by the gateway from files inside an operator-allowed credentials directory (`--caliband-credentials-dir`) or, for the token, from a gateway environment variable named PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>. */
+/** A caliband on another host, started with `--listen` (TCP + TLS + bearer token; caliban ADR 0051). Only the endpoint is named here: its CA and token are the operator's, read by the gateway from the endpoint's own directory in a credentials directory (`--caliband-credentials-dir`, default `<data dir>/calibands`): `<host>_<port>/ca.pem` and `<host>_<port>/token`, or the token from the variable PROSPERO_CALIBAND_TOKEN_<HOST>_<PORT> (docs/deploy.md). An endpoint the operator has not provisioned is a ValidationError. */
 export type RemoteCalibandInput = {
-  /** Path on the gateway's machine of the PEM CA certificate(s) the daemon's certificate must chain to; inside a credentials directory. */
-  caFile: string;
-  /** The daemon's control listener: `tcp://host:port` (IPv6 hosts in brackets). */
+  /** The daemon's control listener: `tcp://host:port` (a DNS name, an IPv4 address or a bracketed IPv6 address). */
   endpoint: string;
   /** Name the daemon's certificate must match (SNI and verification); default the endpoint's host. */
   serverName?: string | null | undefined;
-  /** Path on the gateway's machine of a file holding the bearer token (one line), inside a credentials directory. Exactly one of tokenFromEnv and tokenFile. */
-  tokenFile?: string | null | undefined;
-  /** NAME of the gateway environment variable holding the bearer token (PROSPERO_CALIBAND_TOKEN or PROSPERO_CALIBAND_TOKEN_<SUFFIX>). Exactly one of tokenFromEnv and tokenFile. */
-  tokenFromEnv?: string | null | undefined;
 };
 
 /** How a launch retries transient provider failures (rate limits, overload, connection resets, timeouts — issue 14 item 7); permanent failures are never retried. Each retry waits backoffMs, doubled per further retry with jitter, at most maxBackoffMs. */
@@ -1108,7 +1102,7 @@ export type ProviderConfigFieldsFragment = { provider: Provider | null, model: s
 
 export type AgentSummaryFragment = { id: string, agentId: string, name: string, status: AgentStatus, terminal: boolean, model: string | null, interactive: boolean, isolated: boolean, startedAt: string, finishedAt: string | null, goneAt: string | null, turns: number, outcome: RunOutcome | null, outcomeName: string | null, estimatedCostUsd: number | null, workspace: { name: string }, usage: { inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheCreationTokens: number } };
 
-export type WorkspaceSummaryFragment = { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null };
+export type WorkspaceSummaryFragment = { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, serverName: string, credentials: { directory: string, tokenFile: string | null, tokenFromEnv: string | null } | null } | null };
 
 type TimelineEvent_AgentDiscoveredEvent_Fragment = { __typename: 'AgentDiscoveredEvent', name: string, id: string, seq: number, cursor: string, ts: string, streamKey: string, workspace: string, agentId: string | null, discoveredStatus: AgentStatus };
 
@@ -1634,14 +1628,14 @@ export type TestWebhookMutation = { testWebhook:
 export type WorkspacesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WorkspacesQuery = { workspaces: Array<{ id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null }> };
+export type WorkspacesQuery = { workspaces: Array<{ id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, serverName: string, credentials: { directory: string, tokenFile: string | null, tokenFromEnv: string | null } | null } | null }> };
 
 export type WorkspaceQueryVariables = Exact<{
   name: string;
 }>;
 
 
-export type WorkspaceQuery = { workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null } | null };
+export type WorkspaceQuery = { workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, serverName: string, credentials: { directory: string, tokenFile: string | null, tokenFromEnv: string | null } | null } | null } | null };
 
 export type AddWorkspaceMutationVariables = Exact<{
   name: string;
@@ -1652,7 +1646,7 @@ export type AddWorkspaceMutationVariables = Exact<{
 
 
 export type AddWorkspaceMutation = { addWorkspace:
-    | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null } }
+    | { __typename: 'AddWorkspacePayload', created: boolean, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, serverName: string, credentials: { directory: string, tokenFile: string | null, tokenFromEnv: string | null } | null } | null } }
     | { __typename: 'ConflictError', code: ErrorCode, message: string }
     | { __typename: 'ForbiddenError', requiredRole: Role | null, workspaceName: string | null, code: ErrorCode, message: string }
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string }
@@ -1689,7 +1683,7 @@ export type UpdateWorkspaceConfigMutation = { updateWorkspaceConfig:
     | { __typename: 'ProviderMisconfiguredError', field: string | null, code: ErrorCode, message: string }
     | { __typename: 'UnauthenticatedError', code: ErrorCode, message: string }
     | { __typename: 'UnreachableError', endpoint: string, reason: string, code: ErrorCode, message: string }
-    | { __typename: 'UpdateWorkspaceConfigPayload', applied: boolean, pendingOn: Array<string>, orphaned: Array<string>, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, caFile: string, serverName: string, tokenFromEnv: string | null, tokenFile: string | null } | null } }
+    | { __typename: 'UpdateWorkspaceConfigPayload', applied: boolean, pendingOn: Array<string>, orphaned: Array<string>, workspace: { id: string, name: string, root: string, registered: boolean, registeredAt: string, health: { state: HealthState, reason: string | null, since: string }, config: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> }, pendingConfig: { provider: Provider | null, model: string | null, baseUrl: string | null, apiKeyFromEnv: string | null, apiKeySet: boolean, env: Array<{ name: string, valueSet: boolean }> } | null, remote: { endpoint: string, serverName: string, credentials: { directory: string, tokenFile: string | null, tokenFromEnv: string | null } | null } | null } }
     | { __typename: 'ValidationError', code: ErrorCode, message: string, fieldErrors: Array<{ path: Array<string>, message: string }> }
    };
 
@@ -1899,10 +1893,12 @@ export const WorkspaceSummaryFragmentDoc = new TypedDocumentString(`
   }
   remote {
     endpoint
-    caFile
     serverName
-    tokenFromEnv
-    tokenFile
+    credentials {
+      directory
+      tokenFile
+      tokenFromEnv
+    }
   }
 }
     fragment ProviderConfigFields on ProviderConfig {
@@ -6250,10 +6246,12 @@ fragment WorkspaceSummary on Workspace {
   }
   remote {
     endpoint
-    caFile
     serverName
-    tokenFromEnv
-    tokenFile
+    credentials {
+      directory
+      tokenFile
+      tokenFromEnv
+    }
   }
 }`) as unknown as TypedDocumentString<WorkspacesQuery, WorkspacesQueryVariables>;
 export const WorkspaceDocument = new TypedDocumentString(`
@@ -6292,10 +6290,12 @@ fragment WorkspaceSummary on Workspace {
   }
   remote {
     endpoint
-    caFile
     serverName
-    tokenFromEnv
-    tokenFile
+    credentials {
+      directory
+      tokenFile
+      tokenFromEnv
+    }
   }
 }`) as unknown as TypedDocumentString<WorkspaceQuery, WorkspaceQueryVariables>;
 export const AddWorkspaceDocument = new TypedDocumentString(`
@@ -6386,10 +6386,12 @@ fragment WorkspaceSummary on Workspace {
   }
   remote {
     endpoint
-    caFile
     serverName
-    tokenFromEnv
-    tokenFile
+    credentials {
+      directory
+      tokenFile
+      tokenFromEnv
+    }
   }
 }`) as unknown as TypedDocumentString<AddWorkspaceMutation, AddWorkspaceMutationVariables>;
 export const RemoveWorkspaceDocument = new TypedDocumentString(`
@@ -6535,9 +6537,11 @@ fragment WorkspaceSummary on Workspace {
   }
   remote {
     endpoint
-    caFile
     serverName
-    tokenFromEnv
-    tokenFile
+    credentials {
+      directory
+      tokenFile
+      tokenFromEnv
+    }
   }
 }`) as unknown as TypedDocumentString<UpdateWorkspaceConfigMutation, UpdateWorkspaceConfigMutationVariables>;

@@ -14,10 +14,7 @@ CREATE TABLE "Workspace" (
     "launchTimeoutMs" INTEGER,
     "captureChanges" BOOLEAN NOT NULL DEFAULT true,
     "endpoint" TEXT,
-    "caFile" TEXT,
     "serverName" TEXT,
-    "tokenFromEnv" TEXT,
-    "tokenFile" TEXT,
 
     CONSTRAINT "Workspace_pkey" PRIMARY KEY ("name")
 );
