@@ -26,7 +26,7 @@ import {
 import { Recorder } from "./recorder.js";
 import { InFlight } from "./inflight.js";
 import { WorkspaceRegistry, type Workspace } from "./registry.js";
-import type { RemoteCalibandInput, RemotePolicy } from "./remote.js";
+import { agentEndpointRefusal, type RemoteCalibandInput, type RemotePolicy } from "./remote.js";
 import { parseAllowRoots } from "./roots.js";
 import { FleetState } from "./state.js";
 
@@ -174,9 +174,10 @@ export class Fleet {
     // Unknown (removed meanwhile): nothing says the paths are ours, so none is followed.
     if (!ws) throw new Error(`workspace ${t.workspace} is not registered; agent ${t.agentId} not followed`);
     if (!ws.remote) return t;
-    if (t.endpoint.scheme !== "tcp") {
+    const refusal = agentEndpointRefusal(ws.remote, t.endpoint);
+    if (refusal !== null) {
       throw new Error(
-        `the remote daemon of workspace ${ws.name} named a Unix endpoint for agent ${t.agentId}; not followed`,
+        `the remote daemon of workspace ${ws.name} advertised an endpoint for agent ${t.agentId} that is not followed: ${refusal}`,
       );
     }
     return { ...t, sessionDir: "", transport: await this.daemons.transportOf(ws) };

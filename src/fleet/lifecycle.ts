@@ -27,7 +27,7 @@ import { ingestTargetOf, type WorkspaceLocks } from "./poller.js";
 import { settledStatus } from "./reconcile.js";
 import { daemonEnvOverlay } from "./provider.js";
 import { Recorder } from "./recorder.js";
-import { describeRemote } from "./remote.js";
+import { agentEndpointRefusal, describeRemote } from "./remote.js";
 import type { WorkspaceRegistry } from "./registry.js";
 import type { AgentView, FleetState } from "./state.js";
 
@@ -508,11 +508,15 @@ export class Lifecycle {
     const ws = this.deps.registry.get(a.workspace);
     const client = await this.deps.daemons.client(ws);
     const endpoint = await client.attach(id);
-    if (ws.remote && endpoint.scheme !== "tcp") {
-      // A path on this host is never written to for another host's daemon.
-      throw new Protocol(`the remote daemon named a Unix endpoint for agent ${id}; input not sent`, {
-        endpoint: describeRemote(ws.remote),
-      });
+    const refusal = ws.remote ? agentEndpointRefusal(ws.remote, endpoint) : null;
+    if (ws.remote && refusal !== null) {
+      // Nothing but the daemon's own host is dialed for another host's daemon.
+      throw new Protocol(
+        `the remote daemon's endpoint for agent ${id} is not followed: ${refusal}; input not sent`,
+        {
+          endpoint: describeRemote(ws.remote),
+        },
+      );
     }
     const text = frame.type === "UserMessage" ? frame.text : null;
     await this.deps.recorder.input(a.workspace, id, text);

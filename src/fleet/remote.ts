@@ -177,7 +177,14 @@ export async function validateRemote(
       },
     ]);
   }
-  const serverName = input.serverName ?? hostOf(addr);
+  let pinned: string;
+  try {
+    pinned = await expectedServerName({ addr, serverName: "" }, policy);
+  } catch (err) {
+    const reason = err instanceof Unreachable ? err.reason : String(err);
+    throw new ValidationFailed([{ path: [...fieldPath, "endpoint"], message: reason }]);
+  }
+  const serverName = input.serverName ?? pinned;
   if (net.isIP(serverName) === 0 && !DNS_NAME.test(serverName)) {
     throw new ValidationFailed([
       { path: [...fieldPath, "serverName"], message: "expected a DNS name or an IP address" },
@@ -188,9 +195,42 @@ export async function validateRemote(
     await loadRemoteTransport(remote, policy, env);
   } catch (err) {
     const reason = err instanceof Unreachable ? err.reason : String(err);
-    throw new ValidationFailed([{ path: [...fieldPath, "endpoint"], message: reason }]);
+    const field = reason.startsWith("the server name") ? "serverName" : "endpoint";
+    throw new ValidationFailed([{ path: [...fieldPath, field], message: reason }]);
   }
   return remote;
+}
+
+/** Longest `server-name` file read, bytes. */
+const MAX_SERVER_NAME_BYTES = 256;
+
+/**
+ * The name the daemon's certificate must match, as the OPERATOR decides it: the contents of
+ * `server-name` in the endpoint's credentials directory when there is one, else the endpoint's
+ * host. An API client may only repeat it (with a CA shared by several hosts, a name of the
+ * client's choice would let any certificate of that CA receive the token).
+ * @throws RemoteCredentialsUnavailable (no credentials; an unreadable or malformed `server-name`).
+ */
+export async function expectedServerName(remote: RemoteCaliband, policy: RemotePolicy): Promise<string> {
+  const creds = await findRemoteCredentials(remote, policy);
+  const file = path.join(creds.dir, "server-name");
+  if ((await fs.lstat(file).catch(() => null)) === null) return hostOf(remote.addr);
+  let name: string;
+  try {
+    name = (await readCredential(file, MAX_SERVER_NAME_BYTES, "CA")).trim();
+  } catch (err) {
+    throw new RemoteCredentialsUnavailable(
+      describeRemote(remote),
+      `the server name cannot be read: ${messageOf(err)}`,
+    );
+  }
+  if (net.isIP(name) === 0 && !DNS_NAME.test(name)) {
+    throw new RemoteCredentialsUnavailable(
+      describeRemote(remote),
+      `the server name in ${file} is not a DNS name or an IP address`,
+    );
+  }
+  return name;
 }
 
 /**
@@ -283,6 +323,13 @@ export async function loadRemoteTransport(
 ): Promise<Transport> {
   const where = describeRemote(remote);
   const creds = await findRemoteCredentials(remote, policy);
+  const expected = await expectedServerName(remote, policy);
+  if (remote.serverName !== expected) {
+    throw new RemoteCredentialsUnavailable(
+      where,
+      `the server name ${remote.serverName} is not the one the operator set for this endpoint (${expected}: ${creds.dir}/server-name, else the endpoint's host)`,
+    );
+  }
   let caPem: string;
   try {
     caPem = await readCredential(creds.caFile, MAX_CA_FILE_BYTES, "CA");
@@ -325,6 +372,20 @@ export async function loadRemoteTransport(
     );
   }
   return transport;
+}
+
+/**
+ * Why an agent endpoint a remote daemon advertises is not followed, or null when it may be: it
+ * must be TCP on the daemon's own host (normalized as {@link parseRemoteEndpoint} does), so a
+ * daemon can make the gateway dial nothing else — not a Unix socket here, not another host.
+ */
+export function agentEndpointRefusal(remote: RemoteCaliband, endpoint: Endpoint): string | null {
+  if (endpoint.scheme !== "tcp") return "it is a Unix socket (a path on the gateway's host)";
+  const addr = parseRemoteEndpoint(`tcp://${endpoint.addr}`);
+  if (addr === undefined) return `${JSON.stringify(endpoint.addr)} is not host:port`;
+  if (hostOf(addr) !== hostOf(remote.addr))
+    return `it is on ${hostOf(addr)}, not on the daemon's host ${hostOf(remote.addr)} (set caliband's --advertise-host to the endpoint's host)`;
+  return null;
 }
 
 /** The control endpoint of a remote workspace with its transport (for `new CalibandClient`). */

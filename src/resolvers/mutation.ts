@@ -338,7 +338,7 @@ const RemoteCalibandInputRef = builder.inputType("RemoteCalibandInput", {
     serverName: t.string({
       required: false,
       description:
-        "Name the daemon's certificate must match (SNI and verification); default the endpoint's host.",
+        "Name the daemon's certificate must match (SNI and verification). The operator's: the endpoint's `server-name` credentials file, else its host; given here, it must be that name (the default).",
       validate: z.string().min(1).max(253),
     }),
   }),

@@ -98,11 +98,15 @@ async function unreachableReason(name: string): Promise<string> {
  * Provision the credentials of `127.0.0.1:<p>` as an operator does: its own directory with a CA
  * and, unless `token` is `{ env }`, a token file (mode 0600); `{ env }` sets the endpoint's variable.
  */
-function provision(p: number, opts: { ca?: string; token?: string | { env: string } } = {}): string {
+function provision(
+  p: number,
+  opts: { ca?: string; token?: string | { env: string }; serverName?: string } = {},
+): string {
   const addr = `127.0.0.1:${p}`;
   const dir = path.join(creds, credentialsKey(addr));
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "ca.pem"), opts.ca ?? tls.caPem);
+  if (opts.serverName !== undefined) fs.writeFileSync(path.join(dir, "server-name"), `${opts.serverName}\n`);
   const token = opts.token ?? TOKEN;
   if (typeof token === "string") fs.writeFileSync(path.join(dir, "token"), `${token}\n`, { mode: 0o600 });
   else {
@@ -113,7 +117,7 @@ function provision(p: number, opts: { ca?: string; token?: string | { env: strin
 }
 
 function remote(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return { endpoint: `tcp://127.0.0.1:${port}`, serverName: "localhost", ...over };
+  return { endpoint: `tcp://127.0.0.1:${port}`, ...over };
 }
 
 beforeAll(async () => {
@@ -134,7 +138,8 @@ beforeAll(async () => {
   });
   const ep = daemon.endpoint;
   port = Number(ep.scheme === "tcp" ? ep.addr.split(":").pop() : 0);
-  provision(port);
+  // The double's certificate is for localhost (and 127.0.0.1): the operator pins that name.
+  provision(port, { serverName: "localhost" });
   h = await startAppHarness({ register: false, config: { calibandCredentialsDirs: [creds] } });
 }, 60_000);
 
@@ -282,7 +287,8 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
     const wrongCa = await proxyPort();
     provision(wrongCa, { ca: otherTls.caPem });
     const wrongName = await proxyPort();
-    provision(wrongName);
+    // The operator names the certificate's expected name; the daemon's certificate has another.
+    provision(wrongName, { serverName: "caliband.example" });
     const wrongToken = await proxyPort();
     provision(wrongToken, { token: "not-the-token" });
     const closed = await closedPort();
@@ -317,7 +323,7 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
       },
       {
         name: "wrong-name",
-        remote: remote({ endpoint: at(wrongName), serverName: "caliband.example" }),
+        remote: { endpoint: at(wrongName) },
         reason: /^TLS: the daemon's certificate at .* is not for the server name caliband\.example/,
       },
       {
@@ -402,6 +408,14 @@ describe("a workspace on a TLS caliband (issue 18 item 5)", () => {
         input: { remote: remote({ serverName: "bad name!" }) },
         field: "serverName",
         message: /DNS name or an IP/,
+      },
+      {
+        // The name a certificate must match is the operator's (server-name file, else the host):
+        // with a CA shared by several hosts, a name of the caller's choice would let any of them in.
+        input: { remote: remote({ serverName: "other.example" }) },
+        field: "serverName",
+        message:
+          /not the one the operator set for this endpoint \(localhost: .*server-name, else the endpoint's host\)/,
       },
       {
         input: { remote: remote(), config: { provider: "ANTHROPIC", apiKeyFromEnv: "ANTHROPIC_API_KEY" } },

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CalibandClient } from "../../src/caliband/client.js";
 import {
   RemoteCredentialsUnavailable,
+  agentEndpointRefusal,
   credentialsKey,
   loadRemoteTransport,
   parseRemoteEndpoint,
@@ -52,7 +53,7 @@ function provision(addr: string, token?: string): string {
 
 const remote = (over: Partial<RemoteCaliband> = {}): RemoteCaliband => ({
   addr: ADDR,
-  serverName: "localhost",
+  serverName: "127.0.0.1",
   ...over,
 });
 
@@ -161,6 +162,32 @@ describe("remote endpoints and credentials", () => {
     fs.rmSync(dir);
   });
 
+  it("follows agent endpoints on the daemon's own host only", () => {
+    const r = remote({ addr: "build1.example.net:7070" });
+    expect(agentEndpointRefusal(r, { scheme: "tcp", addr: "BUILD1.example.net:7101" })).toBeNull();
+    expect(agentEndpointRefusal(r, { scheme: "unix", path: "/run/x.sock" })).toMatch(/Unix socket/);
+    expect(agentEndpointRefusal(r, { scheme: "tcp", addr: "127.0.0.1:22" })).toMatch(
+      /not on the daemon's host/,
+    );
+    expect(agentEndpointRefusal(r, { scheme: "tcp", addr: "0.0.0.0:7101" })).toMatch(/--advertise-host/);
+    expect(agentEndpointRefusal(r, { scheme: "tcp", addr: "nonsense" })).toMatch(/not host:port/);
+  });
+
+  it("the server name is the operator's: a server-name file, else the endpoint's host", async () => {
+    const dir = provision(ADDR, "tok");
+    expect(
+      (await loadRemoteTransport(remote({ serverName: "127.0.0.1" }), policy(), {})).tls?.serverName,
+    ).toBe("127.0.0.1");
+    const err = await failure(loadRemoteTransport(remote({ serverName: "localhost" }), policy(), {}));
+    expect(err.message).toMatch(
+      /the server name localhost is not the one the operator set for this endpoint \(127\.0\.0\.1/,
+    );
+    fs.writeFileSync(path.join(dir, "server-name"), "localhost\n");
+    expect(
+      (await loadRemoteTransport(remote({ serverName: "localhost" }), policy(), {})).tls?.serverName,
+    ).toBe("localhost");
+  });
+
   it("verifies an IP server name against the certificate's IP SAN without sending it as SNI", async () => {
     const daemon = await FakeCaliband.start({
       workspaceRoot: path.join(tmp, "root"),
@@ -178,6 +205,7 @@ describe("remote endpoints and credentials", () => {
       const client = new CalibandClient(remoteControlEndpoint(r, await loadRemoteTransport(r, policy(), {})));
       expect((await client.status()).pid).toBeGreaterThan(0);
       // A name the certificate does not hold is still refused.
+      fs.writeFileSync(path.join(creds, credentialsKey(addr), "server-name"), "10.0.0.1");
       const wrong = remote({ addr, serverName: "10.0.0.1" });
       const other = new CalibandClient(
         remoteControlEndpoint(wrong, await loadRemoteTransport(wrong, policy(), {})),

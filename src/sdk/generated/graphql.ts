@@ -493,7 +493,7 @@ export type ProviderConfigInput = {
 export type RemoteCalibandInput = {
   /** The daemon's control listener: `tcp://host:port` (a DNS name, an IPv4 address or a bracketed IPv6 address). */
   endpoint: string;
-  /** Name the daemon's certificate must match (SNI and verification); default the endpoint's host. */
+  /** Name the daemon's certificate must match (SNI and verification). The operator's: the endpoint's `server-name` credentials file, else its host; given here, it must be that name (the default). */
   serverName?: string | null | undefined;
 };
 
