@@ -53,8 +53,9 @@ export interface Config {
   /** Absolute directories workspace roots must be inside (empty = anywhere allowed). */
   allowRoots: string[];
   /**
-   * Absolute directories remote workspaces' CA and token files must be inside
-   * (`--caliband-credentials-dir`, repeatable; issue 18 item 5). Empty = `<dataDir>/calibands`.
+   * Absolute directories holding the operator's credentials of remote calibands, one directory
+   * per endpoint (`<host>_<port>/ca.pem`, `token`, `server-name`; `--caliband-credentials-dir`,
+   * repeatable; issue 18 item 5). Empty = `<dataDir>/calibands`. None may be or hold the data dir.
    */
   calibandCredentialsDirs: string[];
   /** Most WebSocket connections open at once (graphql-ws), gateway-wide. */

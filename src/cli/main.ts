@@ -280,7 +280,7 @@ export function buildProgram(): Command {
     )
     .option(
       "--caliband-credentials-dir <dir>",
-      "remote workspaces' CA and token files must be inside this directory; repeatable (env PROSPERO_CALIBAND_CREDENTIALS_DIRS, ':'-separated; default <data-dir>/calibands)",
+      "credentials of calibands on other hosts, one <host>_<port>/ directory per endpoint (ca.pem, token, server-name); repeatable (env PROSPERO_CALIBAND_CREDENTIALS_DIRS, ':'-separated; default <data-dir>/calibands)",
       collect,
     )
     .option(

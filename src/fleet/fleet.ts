@@ -60,8 +60,9 @@ export interface FleetOptions extends DaemonPoolOptions {
    */
   allowRoots?: readonly string[];
   /**
-   * Directories remote workspaces' CA and token files must lie in (`--caliband-credentials-dir`,
-   * absolute; issue 18 item 5). Empty or absent: no remote workspace can be added.
+   * Directories holding one credentials directory per remote endpoint, `<host>_<port>/` with
+   * `ca.pem`, `token`, `server-name` (`--caliband-credentials-dir`, absolute; issue 18 item 5,
+   * src/fleet/remote.ts). Empty or absent: no remote workspace can be added.
    */
   credentialsDirs?: readonly string[];
   /**
@@ -166,8 +167,9 @@ export class Fleet {
    * A remote workspace's agent as ingest follows it (issue 18 item 5): over its per-agent TCP
    * endpoint with the daemon's TLS settings and token, through the socket only (its session dir
    * is on another host). A local workspace's target is returned as it is.
-   * @throws Error when a remote daemon advertised a Unix endpoint (a path on this host is never
-   *   followed for another host's daemon); the errors of `DaemonPool.transportOf`.
+   * @throws Error for an unregistered workspace, or when a remote daemon advertised an endpoint
+   *   that is not TCP on its own host (`agentEndpointRefusal`); the errors of
+   *   `DaemonPool.transportOf`.
    */
   private async ingestTargetFor(t: IngestTarget): Promise<IngestTarget> {
     const ws = this.registry.find(t.workspace);

@@ -23,7 +23,8 @@ export interface IngestListener {
  * Completes a target before its task starts or its worker is probed: the Fleet gives a remote
  * workspace's agents the TLS settings and token of their daemon and takes their session dir
  * away (it is on another host, so ingest follows the socket only). Rejects when the target
- * cannot be followed (its credentials are unreadable, or a remote daemon named a Unix endpoint).
+ * cannot be followed (its workspace is unknown, its credentials are unreadable, or a remote daemon
+ * advertised an endpoint off its own host).
  */
 export type TargetResolver = (target: IngestTarget) => Promise<IngestTarget>;
 

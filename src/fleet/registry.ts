@@ -230,8 +230,8 @@ export class WorkspaceRegistry {
    * The root must pass `checkWorkspaceRoot` (with the operator's `allowRoots`), the config
    * {@link validateConfig} (nothing to keep: an env entry without a value is refused).
    * A remote workspace (`remote`, issue 18 item 5) names a caliband on another host: its settings
-   * must pass `validateRemote` (endpoint form, a token variable or an allowed file, a CA that
-   * parses), its root is a path on that host (form only, see `remoteRoot`), its config may not
+   * must pass `validateRemote` (the endpoint's form, and credentials the operator provisioned for
+   * it: a CA that parses, a usable token, the server name they set), its root is a path on that host (form only, see `remoteRoot`), its config may not
    * set the daemon's environment, and one endpoint serves one workspace.
    * @returns the workspace and whether it was created.
    * @throws ValidationFailed (bad name, refused root, env entry without value, bad remote

@@ -148,11 +148,6 @@ export function describeRemote(remote: RemoteCaliband): string {
   return `tls://${remote.addr}`;
 }
 
-/** The control endpoint a remote workspace's client dials (TLS settings and token added by the caller). */
-export function remoteEndpoint(remote: RemoteCaliband): Endpoint {
-  return { scheme: "tcp", addr: remote.addr };
-}
-
 /**
  * Check a client's remote settings — the endpoint's form (see {@link parseRemoteEndpoint}), the
  * server name — and that the operator provisioned this endpoint: its credentials are read once
@@ -177,12 +172,14 @@ export async function validateRemote(
       },
     ]);
   }
+  const reasonOf = (err: unknown) => (err instanceof Unreachable ? err.reason : String(err));
+  let creds: RemoteCredentials;
   let pinned: string;
   try {
-    pinned = await expectedServerName({ addr, serverName: "" }, policy);
+    creds = await findRemoteCredentials({ addr, serverName: "" }, policy);
+    pinned = await expectedServerName(creds, addr);
   } catch (err) {
-    const reason = err instanceof Unreachable ? err.reason : String(err);
-    throw new ValidationFailed([{ path: [...fieldPath, "endpoint"], message: reason }]);
+    throw new ValidationFailed([{ path: [...fieldPath, "endpoint"], message: reasonOf(err) }]);
   }
   const serverName = input.serverName ?? pinned;
   if (net.isIP(serverName) === 0 && !DNS_NAME.test(serverName)) {
@@ -192,9 +189,9 @@ export async function validateRemote(
   }
   const remote: RemoteCaliband = { addr, serverName };
   try {
-    await loadRemoteTransport(remote, policy, env);
+    await transportFrom(creds, remote, env);
   } catch (err) {
-    const reason = err instanceof Unreachable ? err.reason : String(err);
+    const reason = reasonOf(err);
     const field = reason.startsWith("the server name") ? "serverName" : "endpoint";
     throw new ValidationFailed([{ path: [...fieldPath, field], message: reason }]);
   }
@@ -205,28 +202,25 @@ export async function validateRemote(
 const MAX_SERVER_NAME_BYTES = 256;
 
 /**
- * The name the daemon's certificate must match, as the OPERATOR decides it: the contents of
- * `server-name` in the endpoint's credentials directory when there is one, else the endpoint's
+ * The name the daemon at `addr` must present a certificate for, as the OPERATOR decides it: the
+ * contents of `server-name` in its credentials directory when there is one, else the endpoint's
  * host. An API client may only repeat it (with a CA shared by several hosts, a name of the
  * client's choice would let any certificate of that CA receive the token).
- * @throws RemoteCredentialsUnavailable (no credentials; an unreadable or malformed `server-name`).
+ * @throws RemoteCredentialsUnavailable for an unreadable or malformed `server-name`.
  */
-export async function expectedServerName(remote: RemoteCaliband, policy: RemotePolicy): Promise<string> {
-  const creds = await findRemoteCredentials(remote, policy);
+async function expectedServerName(creds: RemoteCredentials, addr: string): Promise<string> {
   const file = path.join(creds.dir, "server-name");
-  if ((await fs.lstat(file).catch(() => null)) === null) return hostOf(remote.addr);
+  if ((await fs.lstat(file).catch(() => null)) === null) return hostOf(addr);
+  const where = `tls://${addr}`;
   let name: string;
   try {
-    name = (await readCredential(file, MAX_SERVER_NAME_BYTES, "CA")).trim();
+    name = (await readCredential(file, MAX_SERVER_NAME_BYTES, "public")).trim();
   } catch (err) {
-    throw new RemoteCredentialsUnavailable(
-      describeRemote(remote),
-      `the server name cannot be read: ${messageOf(err)}`,
-    );
+    throw new RemoteCredentialsUnavailable(where, `the server name cannot be read: ${messageOf(err)}`);
   }
   if (net.isIP(name) === 0 && !DNS_NAME.test(name)) {
     throw new RemoteCredentialsUnavailable(
-      describeRemote(remote),
+      where,
       `the server name in ${file} is not a DNS name or an IP address`,
     );
   }
@@ -273,12 +267,13 @@ export async function findRemoteCredentials(
 }
 
 /**
- * Read one credential file of `dir`: a regular file (never a link, FIFO or device: opened
- * non-blocking without following links) inside `dir`, at most `maxBytes`; a token file also
- * with one link only (a hard link could be any file of the gateway's user) and no access for
- * group or others.
+ * Read one file of an endpoint's credentials directory: a regular file (never a link, FIFO or
+ * device: opened non-blocking without following links) of at most `maxBytes`; a `secret` one (the
+ * token) also with one link only (a hard link could be any file of the gateway's user) and no
+ * access for group or others.
+ * @throws Error saying why the file is refused or unreadable (never its contents).
  */
-async function readCredential(file: string, maxBytes: number, what: "CA" | "token"): Promise<string> {
+async function readCredential(file: string, maxBytes: number, what: "public" | "secret"): Promise<string> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
@@ -295,8 +290,8 @@ async function readCredential(file: string, maxBytes: number, what: "CA" | "toke
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw new Error(`${file} is not a regular file`);
-    if (what === "token" && st.nlink !== 1) throw new Error(`${file} has more than one hard link`);
-    if (what === "token" && (st.mode & 0o077) !== 0)
+    if (what === "secret" && st.nlink !== 1) throw new Error(`${file} has more than one hard link`);
+    if (what === "secret" && (st.mode & 0o077) !== 0)
       throw new Error(`${file} is readable or writable by group or others (chmod 600 it)`);
     if (st.size > maxBytes) throw new Error(`${file} is larger than ${maxBytes} bytes`);
     const buf = Buffer.alloc(maxBytes + 1);
@@ -321,9 +316,17 @@ export async function loadRemoteTransport(
   policy: RemotePolicy,
   env: NodeJS.ProcessEnv,
 ): Promise<Transport> {
+  return transportFrom(await findRemoteCredentials(remote, policy), remote, env);
+}
+
+/** {@link loadRemoteTransport} once its credentials directory is found. */
+async function transportFrom(
+  creds: RemoteCredentials,
+  remote: RemoteCaliband,
+  env: NodeJS.ProcessEnv,
+): Promise<Transport> {
   const where = describeRemote(remote);
-  const creds = await findRemoteCredentials(remote, policy);
-  const expected = await expectedServerName(remote, policy);
+  const expected = await expectedServerName(creds, remote.addr);
   if (remote.serverName !== expected) {
     throw new RemoteCredentialsUnavailable(
       where,
@@ -332,7 +335,7 @@ export async function loadRemoteTransport(
   }
   let caPem: string;
   try {
-    caPem = await readCredential(creds.caFile, MAX_CA_FILE_BYTES, "CA");
+    caPem = await readCredential(creds.caFile, MAX_CA_FILE_BYTES, "public");
   } catch (err) {
     throw new RemoteCredentialsUnavailable(where, `the CA certificate cannot be read: ${messageOf(err)}`);
   }
@@ -341,12 +344,12 @@ export async function loadRemoteTransport(
   if (creds.tokenFile !== null) {
     source = `the token file ${creds.tokenFile}`;
     try {
-      token = (await readCredential(creds.tokenFile, MAX_TOKEN_BYTES + 2, "token")).replace(/\r?\n$/, "");
+      token = (await readCredential(creds.tokenFile, MAX_TOKEN_BYTES + 2, "secret")).replace(/\r?\n$/, "");
     } catch (err) {
       throw new RemoteCredentialsUnavailable(where, `the bearer token is unavailable: ${messageOf(err)}`);
     }
   } else {
-    const name = creds.tokenFromEnv ?? tokenEnvName(remote.addr);
+    const name = tokenEnvName(remote.addr);
     source = `the environment variable ${name}`;
     token = env[name] ?? "";
     if (token === "") {

@@ -155,7 +155,7 @@ export function registerWorkspaceCommands(program: Command): void {
         )
         .option(
           "--server-name <name>",
-          "with --endpoint: name the certificate must match (default: the endpoint's host)",
+          "with --endpoint: name the certificate must match; must be the operator's (server-name in the endpoint's credentials directory, else its host), which is the default",
         ),
     ),
   ).action(
