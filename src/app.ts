@@ -14,10 +14,12 @@ import { createSecureContext } from "node:tls";
 import type { Config } from "./config.js";
 import { ConfigError, StartupError } from "./errors.js";
 import type { Logger } from "./log.js";
-import { ensureDataDir, openDatabase, isWritable, type OpenedDatabase } from "./store/db.js";
+import { ensureDataDir, openDatabase, type OpenedDatabase } from "./store/db.js";
+import { openPostgres, type OpenedPostgres } from "./store/pg.js";
 import { acquireDataDirLock, type DataDirLock } from "./store/lock.js";
 import { StoreWriter } from "./store/writer.js";
 import { SqliteHotPath } from "./store/hot-path.js";
+import { PgHotPath } from "./store/pg-hot-path.js";
 import { EventStore } from "./store/events.js";
 import { SqliteEventReader } from "./store/sqlite-reader.js";
 import { EventBus } from "./bus/bus.js";
@@ -42,10 +44,15 @@ import { HealthMonitor } from "./attention/monitor.js";
 import { WebhookService } from "./attention/webhooks.js";
 import { CaptureService } from "./capture/service.js";
 
+/** The store a gateway runs on: the embedded SQLite file, or PostgreSQL (`--database-url`). */
+export type OpenedStore = OpenedDatabase | OpenedPostgres;
+
 /** A running gateway process. */
 export interface App {
   gateway: Gateway;
-  db: OpenedDatabase;
+  /** The data dir in use (absolute; the demo's own temp one in demo mode). */
+  dataDir: string;
+  db: OpenedStore;
   writer: StoreWriter;
   bus: EventBus;
   store: EventStore;
@@ -149,7 +156,7 @@ export async function startApp(
   let lock: DataDirLock | null = null;
   let gateway: Gateway | null = null;
   let metricsServer: MetricsServer | null = null;
-  let db: OpenedDatabase | null = null;
+  let db: OpenedStore | null = null;
   let writer: StoreWriter | null = null;
   let fleet: Fleet | null = null;
   let fleetStarted = false;
@@ -223,7 +230,7 @@ export async function startApp(
     abortPoint();
 
     const readiness = (): Readiness => {
-      const storeWritable = db !== null && isWritable(db.raw);
+      const storeWritable = db !== null && db.writable();
       const workspaces = fleet?.registry.list() ?? [];
       const health = workspaces.map((w) => fleet!.state.healthOf(w.name).state);
       return {
@@ -288,25 +295,34 @@ export async function startApp(
       );
     }
     abortPoint();
-    db = await openDatabase(config.dataDir);
+    db =
+      config.databaseUrl === null
+        ? await openDatabase(config.dataDir)
+        : await openPostgres(config.databaseUrl, { log: logger.child({ module: "store" }) });
     const opened = db;
     logger.info(
       {
-        file: opened.file,
+        ...(opened.dialect === "sqlite" ? { file: opened.file } : { database: opened.target }),
         applied: opened.migrations.applied,
         alreadyApplied: opened.migrations.alreadyApplied.length,
       },
       "store open",
     );
     abortPoint();
+    // The writer's hot path on the driver connection (issue 17; PostgreSQL: its pool); SQLite's raw
+    // keyset reads too (PostgreSQL reads through Prisma).
     writer = new StoreWriter(opened.prisma, logger.child({ module: "writer" }), undefined, {
       onTransaction: (ms) => gw.metrics.observeStoreWrite(ms),
-      hotPath: new SqliteHotPath(opened.raw),
+      hotPath: opened.dialect === "sqlite" ? new SqliteHotPath(opened.raw) : new PgHotPath(opened.pool),
     });
     const bus = new EventBus({ log: logger.child({ module: "bus" }) });
-    const store = new EventStore(opened.prisma, writer, bus, logger.child({ module: "store" }), {
-      reader: new SqliteEventReader(opened.raw),
-    });
+    const store = new EventStore(
+      opened.prisma,
+      writer,
+      bus,
+      logger.child({ module: "store" }),
+      opened.dialect === "sqlite" ? { reader: new SqliteEventReader(opened.raw) } : {},
+    );
     const theFleet = new Fleet({
       db: opened.prisma,
       store,
@@ -397,7 +413,9 @@ export async function startApp(
       inbox: theInbox,
       log: logger.child({ module: "monitor" }),
       dataDir: config.dataDir,
-      dbFiles: [opened.file, `${opened.file}-wal`],
+      // PostgreSQL's files are the server's: its size is asked of the server.
+      dbFiles: opened.dialect === "sqlite" ? [opened.file, `${opened.file}-wal`] : [],
+      ...(opened.dialect === "postgresql" ? { databaseBytes: () => opened.databaseBytes() } : {}),
       intervalMs: config.healthIntervalMs,
       thresholds: config.healthThresholds,
     });
@@ -480,6 +498,7 @@ export async function startApp(
     let stopping: Promise<void> | null = null;
     return {
       gateway: gw,
+      dataDir: config.dataDir,
       db: opened,
       writer,
       bus,

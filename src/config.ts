@@ -12,11 +12,20 @@ import { LOG_LEVELS } from "./log.js";
 import { isLoopbackAddress } from "./auth/http-policy.js";
 import { parseEnvPatterns } from "./fleet/provider.js";
 import { HEALTH_CHECKS, validateThreshold } from "./attention/thresholds.js";
+import { databaseUrlSchema, redactDatabaseUrl } from "./store/database-url.js";
 
 /** The validated gateway configuration. Durations are in ms; `port` 0 picks a free port. */
 export interface Config {
-  /** Directory holding `prospero.db` and caliband autostart logs. */
+  /**
+   * Directory holding `prospero.db` (unless {@link Config.databaseUrl}), the admin token, the
+   * data-dir lock and caliband autostart logs.
+   */
   dataDir: string;
+  /**
+   * PostgreSQL store (`--database-url postgres://…` / `PROSPERO_DATABASE_URL`, issue 18 item 1);
+   * null = the embedded SQLite file in the data dir. Never logged or echoed with its password.
+   */
+  databaseUrl: string | null;
   /** Interface the HTTP server binds, e.g. `127.0.0.1`. */
   bind: string;
   /** TCP port, 0–65535 (0 = pick a free one and log it). */
@@ -116,6 +125,8 @@ interface SettingSpec {
   env: string;
   expected: string;
   schema: z.ZodType<unknown>;
+  /** The value may hold a secret: an error shows it redacted (`redact`), never as given. */
+  redact?: (raw: unknown) => string;
   /**
    * A list setting: the flag is repeatable (its value is an array) and the env var holds the
    * items separated by this string; `schema` checks one item.
@@ -137,6 +148,14 @@ const SETTINGS: readonly SettingSpec[] = [
     env: "PROSPERO_DATA_DIR",
     expected: "a directory path",
     schema: z.string().min(1),
+  },
+  {
+    key: "databaseUrl",
+    flag: "--database-url",
+    env: "PROSPERO_DATABASE_URL",
+    expected: "a PostgreSQL URL, postgres://user[:password]@host[:port]/database (or ?host=/socket/dir)",
+    schema: databaseUrlSchema,
+    redact: (raw) => (typeof raw === "string" ? redactDatabaseUrl(raw) : "(not a string)"),
   },
   {
     key: "bind",
@@ -438,6 +457,7 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     dataDir: defaultDataDir(env),
+    databaseUrl: null,
     bind: "127.0.0.1",
     port: 7878,
     logLevel: "info",
@@ -520,7 +540,8 @@ export function resolveConfig(
     }
     const parsed = s.schema.safeParse(raw);
     if (!parsed.success) {
-      throw new ConfigError(`${s.flag} / ${s.env}`, s.expected, `got ${JSON.stringify(raw)} from ${source}`);
+      const shown = s.redact ? s.redact(raw) : JSON.stringify(raw);
+      throw new ConfigError(`${s.flag} / ${s.env}`, s.expected, `got ${shown} from ${source}`);
     }
     out[s.key] = parsed.data;
   }

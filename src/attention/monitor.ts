@@ -75,6 +75,11 @@ export interface MonitorDeps {
   dataDir: string;
   /** The database file and its write-ahead log, sized by `database_size`. */
   dbFiles: string[];
+  /**
+   * The store's size in bytes when it is not files of ours (PostgreSQL: `pg_database_size`);
+   * `database_size` asks it instead of sizing {@link MonitorDeps.dbFiles}.
+   */
+  databaseBytes?: () => Promise<number>;
   /** How often checks run, ms. */
   intervalMs: number;
   /** Thresholds from flags, stored at start (replacing ones set through the API). */
@@ -475,7 +480,8 @@ export class HealthMonitor {
     results.push(
       await this.measure("database_size", null, null, async () => {
         let bytes = 0;
-        for (const f of this.deps.dbFiles) bytes += await this.disk.fileBytes(f);
+        if (this.deps.databaseBytes) bytes = await this.deps.databaseBytes();
+        else for (const f of this.deps.dbFiles) bytes += await this.disk.fileBytes(f);
         return checkDatabaseSize(bytes, th("database_size"));
       }),
     );

@@ -36,6 +36,7 @@ export { EXIT };
 
 interface ServeOptions {
   dataDir?: string;
+  databaseUrl?: string;
   bind?: string;
   port?: string;
   logLevel?: string;
@@ -133,6 +134,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   try {
     config = resolveConfig({
       dataDir: opts.dataDir,
+      databaseUrl: opts.databaseUrl,
       bind: opts.bind,
       port: opts.port,
       logLevel: opts.logLevel,
@@ -227,6 +229,10 @@ export function buildProgram(): Command {
     .command("serve")
     .description("run the GraphQL gateway (GraphiQL and graphql-ws at /graphql, /healthz, /readyz)")
     .option("--data-dir <dir>", "data directory (env PROSPERO_DATA_DIR; default $XDG_DATA_HOME/prospero)")
+    .option(
+      "--database-url <url>",
+      "store in PostgreSQL instead of <data-dir>/prospero.db: postgres://user@host:port/database (env PROSPERO_DATABASE_URL; keep a password out of argv: use the env var, PGPASSWORD or ~/.pgpass)",
+    )
     .option("--bind <address>", "address to listen on (env PROSPERO_BIND; default 127.0.0.1)")
     .option("--port <port>", "TCP port, 0 picks a free one (env PROSPERO_PORT; default 7878)")
     .option(

@@ -1029,7 +1029,9 @@ export class LaunchQueue {
   /**
    * Slots in use: every live run the fleet serves (spawning, running, idle — ours or discovered on
    * a daemon, issue 14 item 2) plus launches whose attempt has no live run in the fleet's view yet
-   * (a spawn in flight, a run adopted but not yet polled).
+   * (a spawn in flight, a run adopted but not yet polled) or whose run ended but whose launch is
+   * not settled yet (still RUNNING until its final transition commits: the slot frees then, so no
+   * view — the queue's gauges, the Launch rows — ever shows more in flight than the cap).
    */
   private liveRuns(): LiveRun[] {
     const out: LiveRun[] = [];
@@ -1050,12 +1052,7 @@ export class LaunchQueue {
     for (const id of [...this.byState.get("DISPATCHED")!, ...this.byState.get("RUNNING")!]) {
       const l = this.active.get(id);
       if (!l) continue;
-      if (
-        l.agentId !== null &&
-        (counted.has(l.agentId) ||
-          (l.state === "RUNNING" && this.deps.fleet.state.agent(l.agentId) !== undefined))
-      )
-        continue;
+      if (l.agentId !== null && counted.has(l.agentId)) continue;
       out.push({
         workspace: l.workspace,
         provider: this.providerOf(l.workspace, l.specProvider),

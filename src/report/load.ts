@@ -4,12 +4,13 @@
  * final assistant message), its RunCapture row and the first {@link REPORT_MAX_FILES} CapturedFile
  * rows. Read-only.
  *
- * Tool calls are counted by the database (`GROUP BY` over `json_extract` of the payloads, as
+ * Tool calls are counted by the database (`GROUP BY` over a JSON path of the payloads, as
  * src/store/usage.ts sums turns), not by loading the events: a long run has thousands of tool calls
  * with up to 8 KiB of result text each, and the report needs two numbers per name.
  */
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { PayloadSchemas } from "../events/index.js";
+import { dialectOf } from "../store/dialect.js";
 import { REPORT_MAX_FILES, REPORT_MAX_TOOLS, type ReportInputs, type ToolCallSummary } from "./build.js";
 
 /** What {@link loadReportInputs} reads (the rest of {@link ReportInputs} is the caller's). */
@@ -18,35 +19,35 @@ export type LoadedReportInputs = Pick<
   "toolCalls" | "toolCallCount" | "toolFailureCount" | "finished" | "capture" | "files"
 >;
 
-/** One row of the per-name count (SQLite returns integers as number or bigint). */
+/** One row of the per-name count (integers come back as number or bigint). */
 interface ToolRow {
   name: string | null;
   calls: number | bigint;
   failures: number | bigint | null;
 }
 
-/** A tool call failed when its `ok` is false (stored JSON `false` reads as 0 through json_extract). */
-const FAILED = `CASE WHEN json_extract("payload", '$.ok') = 0 THEN 1 ELSE 0 END`;
-
 /**
  * The run's finished tool calls: per name (at most {@link REPORT_MAX_TOOLS}, most calls first,
- * then by name) and in all (exact). A payload without a string name counts under `""`.
+ * then by name) and in all (exact). A payload without a string name counts under `""`; a call
+ * failed when its `ok` is false.
  */
 export async function loadToolCalls(
   db: PrismaClient,
   agentId: string,
 ): Promise<Pick<LoadedReportInputs, "toolCalls" | "toolCallCount" | "toolFailureCount">> {
-  const name = `COALESCE(CAST(json_extract("payload", '$.name') AS TEXT), '')`;
+  const sql = dialectOf(db);
+  const failed = `CASE WHEN ${sql.jsonIsFalse('"payload"', ["ok"])} THEN 1 ELSE 0 END`;
+  const name = `COALESCE(${sql.jsonText('"payload"', ["name"])}, '')`;
   const rows = await db.$queryRawUnsafe<ToolRow[]>(
-    `SELECT ${name} AS name, COUNT(*) AS calls, SUM(${FAILED}) AS failures
+    sql.text(`SELECT ${name} AS "name", COUNT(*) AS "calls", SUM(${failed}) AS "failures"
        FROM "Event" WHERE "agentId" = ? AND "kind" = 'tool_finished'
-      GROUP BY 1 ORDER BY calls DESC, name ASC LIMIT ?`,
+      GROUP BY 1 ORDER BY "calls" DESC, "name" ASC LIMIT ?`),
     agentId,
     REPORT_MAX_TOOLS,
   );
   const totals = await db.$queryRawUnsafe<{ calls: number | bigint; failures: number | bigint | null }[]>(
-    `SELECT COUNT(*) AS calls, SUM(${FAILED}) AS failures
-       FROM "Event" WHERE "agentId" = ? AND "kind" = 'tool_finished'`,
+    sql.text(`SELECT COUNT(*) AS "calls", SUM(${failed}) AS "failures"
+       FROM "Event" WHERE "agentId" = ? AND "kind" = 'tool_finished'`),
     agentId,
   );
   const toolCalls: ToolCallSummary[] = rows.map((r) => ({

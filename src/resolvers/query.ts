@@ -24,6 +24,7 @@ import {
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { UsageRowRef } from "../schema/usage.js";
 import { aggregateUsage } from "../store/usage.js";
+import { dialectOf } from "../store/dialect.js";
 import type { FleetMetrics } from "../fleet/metrics.js";
 import type { QueueMetrics } from "../queue/queue.js";
 import { visibleWorkspaces } from "../auth/roles.js";
@@ -179,16 +180,20 @@ interface AgentPageQuery {
  */
 async function agentPageIds(db: PrismaClient, q: AgentPageQuery): Promise<string[]> {
   if (q.limit === 0) return [];
-  const { expr, nullable } = AGENT_ORDER_SQL[q.order.field];
+  const sql = dialectOf(db);
+  const { expr, nullable, time } = AGENT_ORDER_SQL[q.order.field];
+  // A value bound against the order expression: a time is bound from ms.
+  const value = time ? sql.time : "?";
   const asc = q.order.direction === "ASC";
   const conditions = [q.where.sql];
   const params = [...q.where.params];
   if (q.cursor !== null) {
     const at = await db.$queryRawUnsafe<{ v: unknown }[]>(
-      `SELECT ${expr} AS v FROM "Agent" WHERE "id" = ?`,
+      sql.text(`SELECT ${time ? sql.ms(expr) : expr} AS "v" FROM "Agent" WHERE "id" = ?`),
       q.cursor,
     );
-    const v = at[0]?.v ?? null;
+    const raw = at[0]?.v ?? null;
+    const v = time && typeof raw === "bigint" ? Number(raw) : raw;
     // Forward: rows after (v, id); backward: rows before it. `beyond` compares values the
     // way the order runs (forward) or against it (backward).
     const beyond = asc !== q.backward ? ">" : "<";
@@ -200,7 +205,7 @@ async function agentPageIds(db: PrismaClient, q: AgentPageQuery): Promise<string
       );
       params.push(q.cursor);
     } else {
-      const step = `(${expr} ${beyond} ? OR (${expr} = ? AND "id" ${idOp} ?))`;
+      const step = `(${expr} ${beyond} ${value} OR (${expr} = ${value} AND "id" ${idOp} ?))`;
       conditions.push(
         !nullable ? step : q.backward ? `(${expr} IS NOT NULL AND ${step})` : `(${expr} IS NULL OR ${step})`,
       );
@@ -215,7 +220,7 @@ async function agentPageIds(db: PrismaClient, q: AgentPageQuery): Promise<string
     `"id" ${dir(true)}`,
   ].join(", ");
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT "id" FROM "Agent" WHERE ${conditions.join(" AND ")} ORDER BY ${orderSql} LIMIT ?`,
+    sql.text(`SELECT "id" FROM "Agent" WHERE ${conditions.join(" AND ")} ORDER BY ${orderSql} LIMIT ?`),
     ...params,
     q.limit,
   );
@@ -269,9 +274,10 @@ builder.queryFields((t) => ({
       validate: prismaCursorArgs("agent"),
       // AND: a filter on another workspace must not widen the token's view.
       totalCount: async (_root, args, ctx) => {
-        const where = agentFilterSql(args.filter, visibleWorkspaces(ctx.auth));
+        const sql = dialectOf(ctx.prisma);
+        const where = agentFilterSql(args.filter, visibleWorkspaces(ctx.auth), sql);
         const rows = await ctx.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
-          `SELECT COUNT(*) AS n FROM "Agent" WHERE ${where.sql}`,
+          sql.text(`SELECT COUNT(*) AS "n" FROM "Agent" WHERE ${where.sql}`),
           ...where.params,
         );
         return Number(rows[0]?.n ?? 0);
@@ -303,7 +309,7 @@ builder.queryFields((t) => ({
         };
         const backward = args.before != null || args.last != null;
         const ids = await agentPageIds(ctx.prisma, {
-          where: agentFilterSql(args.filter, visibleWorkspaces(ctx.auth)),
+          where: agentFilterSql(args.filter, visibleWorkspaces(ctx.auth), dialectOf(ctx.prisma)),
           order: (args.orderBy as AgentOrderArg | null | undefined) ?? DEFAULT_AGENT_ORDER,
           cursor:
             args.after != null

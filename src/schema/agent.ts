@@ -12,6 +12,7 @@ import { PAGE_ARGS, connectionTotal } from "./connections.js";
 import { AgentStatusEnum, RunOutcomeEnum, outcomeValue, statusValue } from "./enums.js";
 import { EventConnectionRef, EventFilterRef, TokenUsageRef, resolveEventPage } from "./events.js";
 import { AgentSpecRef, specView } from "./spec.js";
+import type { SqlDialect } from "../store/dialect.js";
 
 /** Why a failed or crashed run failed (the row's failure columns, issue 12 item 7). */
 interface RunFailureView {
@@ -258,17 +259,18 @@ export interface SqlCondition {
 /**
  * The same filter as {@link agentFilterWhere} as SQL over `"Agent"` (for the ordered pages of
  * Query.agents, see src/resolvers/query.ts); `visible` is the token's workspaces (null = all).
- * Timestamps compare as epoch milliseconds (how the store keeps them); search is a plain substring
- * (`instr`: `%` and `_` are not wildcards).
+ * Timestamps are bound as epoch milliseconds ({@link SqlDialect.time}); search is a plain substring
+ * (`%` and `_` are not wildcards). Placeholders are `?`: pass the statement through `sql.text`.
  */
 export function agentFilterSql(
   f: AgentFilterArg | null | undefined,
   visible: readonly string[] | null,
+  sql: SqlDialect,
 ): SqlCondition {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (visible !== null) {
-    parts.push(visible.length ? `"workspace" IN (${visible.map(() => "?").join(", ")})` : "0");
+    parts.push(visible.length ? `"workspace" IN (${visible.map(() => "?").join(", ")})` : "1 = 0");
     params.push(...visible);
   }
   if (f?.workspace) {
@@ -276,19 +278,19 @@ export function agentFilterSql(
     params.push(f.workspace);
   }
   if (f?.status) {
-    parts.push(f.status.length ? `"status" IN (${f.status.map(() => "?").join(", ")})` : "0");
+    parts.push(f.status.length ? `"status" IN (${f.status.map(() => "?").join(", ")})` : "1 = 0");
     params.push(...f.status);
   }
   if (f?.since) {
-    parts.push(`"startedAt" >= ?`);
+    parts.push(`"startedAt" >= ${sql.time}`);
     params.push(f.since.getTime());
   }
   if (f?.includeGone === false) parts.push(`"goneAt" IS NULL`);
   if (f?.search) {
-    parts.push(`instr("searchText", ?) > 0`);
+    parts.push(sql.contains(`"searchText"`));
     params.push(f.search.toLowerCase());
   }
-  return { sql: parts.length ? parts.join(" AND ") : "1", params };
+  return { sql: parts.length ? parts.join(" AND ") : "1 = 1", params };
 }
 
 /** Columns an agent connection can be ordered by (GraphQL `AgentOrderField`). */
@@ -338,15 +340,22 @@ export const AgentOrderRef = builder.inputType("AgentOrder", {
   }),
 });
 
-/** SQL expression of each order field over `"Agent"` (nullable ones: FINISHED_AT, COST). */
-export const AGENT_ORDER_SQL: Readonly<Record<AgentOrderField, { expr: string; nullable: boolean }>> = {
-  STARTED_AT: { expr: `"startedAt"`, nullable: false },
-  FINISHED_AT: { expr: `"finishedAt"`, nullable: true },
-  NAME: { expr: `lower("name")`, nullable: false },
+/**
+ * SQL expression of each order field over `"Agent"` (nullable ones: FINISHED_AT, COST); `time`
+ * marks a DateTime column, whose cursor value is read with {@link SqlDialect.ms} and bound with
+ * {@link SqlDialect.time}.
+ */
+export const AGENT_ORDER_SQL: Readonly<
+  Record<AgentOrderField, { expr: string; nullable: boolean; time: boolean }>
+> = {
+  STARTED_AT: { expr: `"startedAt"`, nullable: false, time: true },
+  FINISHED_AT: { expr: `"finishedAt"`, nullable: true, time: true },
+  NAME: { expr: `lower("name")`, nullable: false, time: false },
   STATUS: {
     expr: `(CASE "status" WHEN 'spawning' THEN 0 WHEN 'running' THEN 1 WHEN 'idle' THEN 2 WHEN 'done' THEN 3 WHEN 'failed' THEN 4 WHEN 'crashed' THEN 5 WHEN 'killed' THEN 6 ELSE 7 END)`,
     nullable: false,
+    time: false,
   },
-  COST: { expr: `"costUsd"`, nullable: true },
-  TOKENS: { expr: `("inputTokens" + "outputTokens")`, nullable: false },
+  COST: { expr: `"costUsd"`, nullable: true, time: false },
+  TOKENS: { expr: `("inputTokens" + "outputTokens")`, nullable: false, time: false },
 };

@@ -20,8 +20,9 @@ export const DB_FILE = "prospero.db";
 /** SQLite busy timeout, ms (how long a connection waits for a lock before failing). */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/** An opened store: Prisma, a raw connection of the same file, and what migrate did. */
+/** An opened SQLite store: Prisma, a raw connection of the same file, and what migrate did. */
 export interface OpenedDatabase {
+  dialect: "sqlite";
   /** Absolute path of the database file. */
   file: string;
   prisma: PrismaClient;
@@ -33,6 +34,8 @@ export interface OpenedDatabase {
    */
   raw: Database;
   migrations: MigrationResult;
+  /** True when the store accepts writes right now ({@link isWritable} on `raw`). */
+  writable(): boolean;
   /** Close both connections. */
   close(): Promise<void>;
 }
@@ -215,10 +218,12 @@ export async function openDatabase(dataDir: string, migrationsDir?: string): Pro
   const prisma = new PrismaClient({ adapter });
   await prisma.$connect();
   return {
+    dialect: "sqlite",
     file,
     prisma,
     raw,
     migrations,
+    writable: () => isWritable(raw),
     async close() {
       await prisma.$disconnect();
       raw.close();

@@ -11,6 +11,7 @@ import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import type { PendingOp, StoreWriter } from "./writer.js";
 import type { HotCursor, HotEventRow, HotFrame, HotTotals } from "./hot-path.js";
+import { dialectOf } from "./dialect.js";
 import { ROW, decodeEventRow, type SqliteEventReader, type SqliteEventRow } from "./sqlite-reader.js";
 
 /** Where committed events go (the bus). */
@@ -254,6 +255,7 @@ export class EventStore {
     }
     let extraCount = 0;
     const results = await this.writer.submit((db) => {
+      const sql = dialectOf(db);
       // Extra ops first: they create the run row an agent's first events reference.
       const extra = extraOps ? extraOps(db) : [];
       extraCount = extra.length;
@@ -265,7 +267,9 @@ export class EventStore {
         // extras take the writer's hot path instead.
         ...chunks.map((chunk) =>
           db.$queryRawUnsafe<InsertedRow[]>(
-            `INSERT INTO "Event" ("streamKey", "seq", "ts", "workspace", "agentId", "kind", "payload") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING "id", "streamKey", "seq"`,
+            sql.text(
+              `INSERT INTO "Event" ("streamKey", "seq", "ts", "workspace", "agentId", "kind", "payload") VALUES ${chunk.map(() => `(?, ?, ${sql.time}, ?, ?, ?, ${sql.json})`).join(", ")} RETURNING "id", "streamKey", "seq"`,
+            ),
             ...chunk.flatMap((e) => [
               e.streamKey,
               e.seq,
@@ -273,13 +277,15 @@ export class EventStore {
               e.workspace,
               e.agentId === "" ? null : e.agentId,
               e.kind,
-              JSON.stringify(e.payload),
+              sql.jsonValue(JSON.stringify(e.payload)),
             ]),
           ),
         ),
         ...[...lastSeq].map(([streamKey, seq]) =>
           db.$executeRawUnsafe(
-            `INSERT INTO "StreamHead" ("streamKey", "lastSeq") VALUES (?, ?) ON CONFLICT("streamKey") DO UPDATE SET "lastSeq" = MAX("lastSeq", excluded."lastSeq")`,
+            sql.text(
+              `INSERT INTO "StreamHead" ("streamKey", "lastSeq") VALUES (?, ?) ON CONFLICT("streamKey") DO UPDATE SET "lastSeq" = ${sql.greatest(`"StreamHead"."lastSeq"`, `excluded."lastSeq"`)}`,
+            ),
             streamKey,
             seq,
           ),

@@ -11,6 +11,7 @@
  */
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { ValidationFailed } from "../errors.js";
+import { dialectOf, type SqlDialect } from "./dialect.js";
 
 /** Dimensions usage can be grouped by. */
 export type UsageGroupBy = "workspace" | "model" | "day";
@@ -61,11 +62,17 @@ export function emptyUsageRow(keys: Partial<Pick<UsageRow, "workspace" | "model"
   };
 }
 
-const DIM_SQL: Record<UsageGroupBy, string> = {
-  workspace: "workspace",
-  model: "COALESCE(json_extract(payload, '$.model'), '')",
-  day: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')",
-};
+/** The SQL of one grouping dimension over Event rows aliased `e`. */
+function dimSql(sql: SqlDialect, d: UsageGroupBy): string {
+  switch (d) {
+    case "workspace":
+      return "e.workspace";
+    case "model":
+      return `COALESCE(${sql.jsonText("e.payload", ["model"])}, '')`;
+    case "day":
+      return sql.day("e.ts");
+  }
+}
 
 /**
  * Aggregate usage.
@@ -75,59 +82,48 @@ export async function aggregateUsage(db: PrismaClient, q: UsageQuery): Promise<U
   if (!(q.since.getTime() < q.until.getTime())) {
     throw new ValidationFailed([{ path: ["since"], message: "must be before until" }]);
   }
+  const sql = dialectOf(db);
   const dims = [...new Set(q.groupBy)].sort() as UsageGroupBy[];
   const only = q.workspaces ?? null;
   if (only !== null && only.length === 0) return [];
   // Parameters after since/until: the allowed workspace names (bound, never interpolated).
   const inList = only === null ? "" : ` IN (${only.map(() => "?").join(", ")})`;
-  const select = dims.map((d) => `${DIM_SQL[d]} AS ${d}`);
-  const groupBy = dims.length ? `GROUP BY ${dims.map((d) => DIM_SQL[d]).join(", ")}` : "";
+  // Column aliases are quoted: PostgreSQL folds unquoted names to lower case.
+  const select = dims.map((d) => `${dimSql(sql, d)} AS "${d}"`);
+  const groupBy = dims.length ? `GROUP BY ${dims.map((d) => dimSql(sql, d)).join(", ")}` : "";
+  const num = (path: string[]) => sql.jsonNumber("e.payload", path);
   const turnSql = `SELECT ${[
     ...select,
-    "SUM(json_extract(payload, '$.usage.input')) AS inputTokens",
-    "SUM(json_extract(payload, '$.usage.output')) AS outputTokens",
-    "SUM(json_extract(payload, '$.usage.cacheRead')) AS cacheReadTokens",
-    "SUM(json_extract(payload, '$.usage.cacheCreation')) AS cacheCreationTokens",
-    "SUM(COALESCE(json_extract(payload, '$.estimatedCostUsd'), 0)) AS cost",
-    "SUM(CASE WHEN json_extract(payload, '$.estimatedCostUsd') IS NULL THEN 1 ELSE 0 END) AS unpriced",
-    "COUNT(*) AS turns",
+    `SUM(${num(["usage", "input"])}) AS "inputTokens"`,
+    `SUM(${num(["usage", "output"])}) AS "outputTokens"`,
+    `SUM(${num(["usage", "cacheRead"])}) AS "cacheReadTokens"`,
+    `SUM(${num(["usage", "cacheCreation"])}) AS "cacheCreationTokens"`,
+    `SUM(COALESCE(${num(["estimatedCostUsd"])}, 0)) AS "cost"`,
+    `SUM(CASE WHEN ${num(["estimatedCostUsd"])} IS NULL THEN 1 ELSE 0 END) AS "unpriced"`,
+    `COUNT(*) AS "turns"`,
   ].join(
     ", ",
-  )} FROM "Event" WHERE kind = 'turn_completed' AND ts >= ? AND ts < ?${inList ? ` AND workspace${inList}` : ""} ${groupBy}`;
+  )} FROM "Event" e WHERE e.kind = 'turn_completed' AND e.ts >= ${sql.time} AND e.ts < ${sql.time}${inList ? ` AND e.workspace${inList}` : ""} ${groupBy}`;
   // Outcomes: terminal status transitions in the window; their model is the run's model.
-  const outcomeDims = dims.map((d) =>
-    d === "model"
-      ? "COALESCE(a.model, '') AS model"
-      : d === "workspace"
-        ? "e.workspace AS workspace"
-        : `strftime('%Y-%m-%d', e.ts / 1000, 'unixepoch') AS day`,
-  );
-  const outcomeGroup = dims.length
-    ? `GROUP BY ${dims
-        .map((d) =>
-          d === "model"
-            ? "COALESCE(a.model, '')"
-            : d === "workspace"
-              ? "e.workspace"
-              : "strftime('%Y-%m-%d', e.ts / 1000, 'unixepoch')",
-        )
-        .join(", ")}`
-    : "";
+  const outcomeDim = (d: UsageGroupBy) => (d === "model" ? `COALESCE(a.model, '')` : dimSql(sql, d));
+  const outcomeDims = dims.map((d) => `${outcomeDim(d)} AS "${d}"`);
+  const outcomeGroup = dims.length ? `GROUP BY ${dims.map(outcomeDim).join(", ")}` : "";
+  const to = sql.jsonText("e.payload", ["to"]);
   const outcomeSql = `SELECT ${[
     ...outcomeDims,
-    "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'done' THEN 1 ELSE 0 END) AS done",
-    "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'failed' THEN 1 ELSE 0 END) AS failed",
-    "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'killed' THEN 1 ELSE 0 END) AS killed",
-    "SUM(CASE WHEN json_extract(e.payload, '$.to') = 'crashed' THEN 1 ELSE 0 END) AS crashed",
-  ].join(", ")} FROM "Event" e LEFT JOIN "Agent" a ON a.id = e.agentId
-    WHERE e.kind = 'status_changed' AND json_extract(e.payload, '$.to') IN ('done','failed','killed','crashed')
-      AND e.ts >= ? AND e.ts < ?${inList ? ` AND e.workspace${inList}` : ""} ${outcomeGroup}`;
+    `SUM(CASE WHEN ${to} = 'done' THEN 1 ELSE 0 END) AS "done"`,
+    `SUM(CASE WHEN ${to} = 'failed' THEN 1 ELSE 0 END) AS "failed"`,
+    `SUM(CASE WHEN ${to} = 'killed' THEN 1 ELSE 0 END) AS "killed"`,
+    `SUM(CASE WHEN ${to} = 'crashed' THEN 1 ELSE 0 END) AS "crashed"`,
+  ].join(", ")} FROM "Event" e LEFT JOIN "Agent" a ON a.id = e."agentId"
+    WHERE e.kind = 'status_changed' AND ${to} IN ('done','failed','killed','crashed')
+      AND e.ts >= ${sql.time} AND e.ts < ${sql.time}${inList ? ` AND e.workspace${inList}` : ""} ${outcomeGroup}`;
   const since = q.since.getTime();
   const until = q.until.getTime();
   type Raw = Record<string, unknown>;
   const params = [since, until, ...(only ?? [])];
-  const turns = await db.$queryRawUnsafe<Raw[]>(turnSql, ...params);
-  const outcomes = await db.$queryRawUnsafe<Raw[]>(outcomeSql, ...params);
+  const turns = await db.$queryRawUnsafe<Raw[]>(sql.text(turnSql), ...params);
+  const outcomes = await db.$queryRawUnsafe<Raw[]>(sql.text(outcomeSql), ...params);
   const key = (r: Raw) => JSON.stringify(dims.map((d) => r[d] ?? null));
   const rows = new Map<string, UsageRow>();
   const rowFor = (r: Raw): UsageRow => {

@@ -83,7 +83,7 @@ async function monitorOn(
   const disk = opts.disk ?? new TestDisk();
   const lines: LogLine[] = [];
   const log = createLogger("debug", { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) });
-  const dataDir = path.dirname(app.app.db.file);
+  const dataDir = app.app.dataDir;
   const m = new HealthMonitor({
     db: app.app.db.prisma,
     fleet: app.app.fleet,
@@ -94,7 +94,7 @@ async function monitorOn(
     log,
     clock,
     dataDir,
-    dbFiles: [app.app.db.file, `${app.app.db.file}-wal`],
+    dbFiles: [path.join(dataDir, "prospero.db"), path.join(dataDir, "prospero.db-wal")],
     intervalMs: opts.intervalMs ?? INTERVAL,
     thresholds: opts.thresholds ?? {},
     disk,
@@ -387,8 +387,8 @@ describe("disk and database thresholds", () => {
     disk.free.set(dataDir, 500 * MiB);
     disk.free.set(root, 200 * MiB);
     disk.used.set(worktrees, 11 * GiB);
-    disk.files.set(h!.app.db.file, 4 * GiB);
-    disk.files.set(`${h!.app.db.file}-wal`, 100 * MiB);
+    disk.files.set(path.join(h!.app.dataDir, "prospero.db"), 4 * GiB);
+    disk.files.set(path.join(h!.app.dataDir, "prospero.db-wal"), 100 * MiB);
 
     let r = await m.runChecks();
     expect(find(r, "data_disk_free")).toMatchObject({
@@ -421,7 +421,7 @@ describe("disk and database thresholds", () => {
     disk.free.set(dataDir, 5 * GiB);
     disk.free.set(root, 5 * GiB);
     disk.used.set(worktrees, GiB);
-    disk.files.set(h!.app.db.file, GiB);
+    disk.files.set(path.join(h!.app.dataDir, "prospero.db"), GiB);
     r = await after(m, clock, INTERVAL);
     expect(r.results.filter((x) => !x.ok).map((x) => x.check)).toEqual(["worktrees_disk_used"]);
     for (const check of ["data_disk_free", "workspace_disk_free", "database_size"])

@@ -10,12 +10,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { cli } from "./run-cli.js";
+import { TEST_STORE } from "../helpers/store.js";
 
 /** A screen clear, a window title, a clipboard write, NUL and an 8-bit CSI screen clear. */
 const ATTACK = "\u001b[2J\u001b]0;pwned\u0007\u001b]52;c;ZXZpbA==\u0007\u0000\u009b2J";
 const LABEL = `evil${ATTACK}label`;
 const PROMPT = `chat${ATTACK}prompt`;
 const INPUT = `hi${ATTACK}there`;
+/**
+ * How the store gives a text back: SQLite exactly; PostgreSQL, which refuses NUL in text, with
+ * U+FFFD in its place (src/store/pg.ts, docs/deploy.md).
+ */
+const stored = (s: string): string => (TEST_STORE === "postgresql" ? s.replaceAll("\u0000", "\uFFFD") : s);
+/** How the CLI shows the stored NUL: as ␀ (SQLite), or the U+FFFD that replaced it (PostgreSQL). */
+const NUL = TEST_STORE === "postgresql" ? "\uFFFD" : "␀";
 
 /** What a terminal would act on: C0 but TAB/LF, DEL, C1, bidi controls. */
 // eslint-disable-next-line no-control-regex
@@ -73,15 +81,15 @@ describe("the CLI prints what users and agents wrote without their escapes", () 
       expect(r.code, r.stderr).toBe(0);
       expectInert(r);
     }
-    expect(ls.stdout).toMatch(new RegExp(`^${id}\\s+evil␀label\\s+demo\\s+DONE`, "m"));
-    expect(show.stdout).toMatch(new RegExp(`^evil␀label  ${id}$`, "m"));
-    expect(show.stdout).toMatch(/^ {4}prompt\s+chat␀prompt$/m);
-    expect(show.stdout).toMatch(/^ {4}label\s+evil␀label$/m);
-    expect(follow.stdout).toMatch(new RegExp(`^evil␀label ${id} in demo · DONE`));
-    expect(follow.stdout).toMatch(/▶ spawned evil␀label in demo/);
-    expect(follow.stdout).toMatch(/prompt: chat␀prompt/);
-    expect(follow.stdout).toMatch(/» you: hi␀there/);
-    expect(follow.stdout).toMatch(/You said: hi␀there/);
+    expect(ls.stdout).toMatch(new RegExp(`^${id}\\s+evil${NUL}label\\s+demo\\s+DONE`, "m"));
+    expect(show.stdout).toMatch(new RegExp(`^evil${NUL}label  ${id}$`, "m"));
+    expect(show.stdout).toMatch(new RegExp(`^ {4}prompt\\s+chat${NUL}prompt$`, "m"));
+    expect(show.stdout).toMatch(new RegExp(`^ {4}label\\s+evil${NUL}label$`, "m"));
+    expect(follow.stdout).toMatch(new RegExp(`^evil${NUL}label ${id} in demo · DONE`));
+    expect(follow.stdout).toContain(`▶ spawned evil${NUL}label in demo`);
+    expect(follow.stdout).toContain(`prompt: chat${NUL}prompt`);
+    expect(follow.stdout).toContain(`» you: hi${NUL}there`);
+    expect(follow.stdout).toContain(`You said: hi${NUL}there`);
     expect(follow.stdout).toMatch(/■ finished: EndOfTurn/);
   });
 
@@ -110,17 +118,19 @@ describe("the CLI prints what users and agents wrote without their escapes", () 
       expect(r.stdout).toContain("\\u009b2J");
     }
     const agent = (JSON.parse(show.stdout) as { agent: { name: string; spec: { prompt: string } } }).agent;
-    expect(agent.name).toBe(LABEL);
-    expect(agent.spec.prompt).toBe(PROMPT);
+    expect(agent.name).toBe(stored(LABEL));
+    expect(agent.spec.prompt).toBe(stored(PROMPT));
     const events = follow.stdout
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { __typename: string; text?: string });
-    expect(events.filter((e) => e.__typename === "InputSentEvent").map((e) => e.text)).toEqual([INPUT]);
+    expect(events.filter((e) => e.__typename === "InputSentEvent").map((e) => e.text)).toEqual([
+      stored(INPUT),
+    ]);
     const said = events
       .filter((e) => e.__typename === "OutputEvent")
       .map((e) => e.text)
       .join("");
-    expect(said).toContain(`You said: ${INPUT}`);
+    expect(said).toContain(`You said: ${stored(INPUT)}`);
   });
 });

@@ -143,9 +143,12 @@ describe("the demo as a newcomer sees it", { timeout: 150_000 }, () => {
     await page.getByRole("searchbox", { name: "Search" }).fill(LABEL);
     const rows = page.locator("table.agents tbody tr");
     const row = page.locator(`tr[data-agent-id="${run.agentId}"]`);
-    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
+    // The search is debounced into the URL; until the answer comes the table may show one
+    // "Loading…" row (or the unfiltered first page, which may hold the run), so the URL is
+    // awaited first and then the one row must be the run's.
+    await page.waitForURL((u) => u.hash.includes(`q=${LABEL}`));
     await row.waitFor();
-    expect(new URL(page.url()).hash).toContain(`q=${LABEL}`);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
     await row.getByRole("link").first().click();
     await page.waitForURL((u) => u.hash === `#/agent/${run.agentId}`);
 

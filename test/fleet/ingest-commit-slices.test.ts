@@ -15,6 +15,7 @@ import { silentLogger } from "../../src/log.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { startFleet } from "../helpers/fleet-harness.js";
 import { onCleanup } from "../helpers/cleanup.js";
+import { sqliteOf } from "../helpers/store.js";
 
 describe("file-mode ingest commit slices", () => {
   it("a read of many short lines commits in slices of at most MAX_COMMIT_LINES, each with its own offset", async () => {
@@ -60,8 +61,8 @@ describe("file-mode ingest commit slices", () => {
     Object.defineProperty(metrics, "frames_ingested_total", {
       get: () => total,
       set: (v: number) => {
-        const row = h.db.raw
-          .prepare(`SELECT "byteOffset" FROM "IngestCursor" WHERE "agentId" = ?`)
+        const row = sqliteOf(h.db)
+          .raw.prepare(`SELECT "byteOffset" FROM "IngestCursor" WHERE "agentId" = ?`)
           .pluck()
           .get(agentId) as number | undefined;
         // (The finishing commit stores no line.)

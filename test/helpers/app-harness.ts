@@ -12,6 +12,7 @@ import type { EventExecutor } from "../../src/server/event-executor.js";
 import { resolveConfig, type Config } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { startDaemon, type DaemonFixture } from "./fleet-harness.js";
+import { dropTestDatabase, testDatabaseUrl } from "./store.js";
 
 /** A GraphQL response as the tests read it. */
 export interface GqlResponse<T> {
@@ -62,9 +63,12 @@ export async function startAppHarness(
   } = {},
 ): Promise<AppHarness> {
   const d = await startDaemon();
+  // On the PostgreSQL run of the suite, each gateway gets a fresh database of its own.
+  const databaseUrl = await testDatabaseUrl();
   const config = resolveConfig(
     {
       dataDir: path.join(d.ws.tmp, "gw"),
+      ...(databaseUrl !== null ? { databaseUrl } : {}),
       port: "0",
       pollIntervalMs: "100",
       autostart: false,
@@ -135,6 +139,7 @@ export async function startAppHarness(
       HARNESS_TOKENS.delete(app.gateway.url);
       await app.stop();
       await d.close();
+      await dropTestDatabase(databaseUrl);
     },
   };
 }

@@ -1,11 +1,16 @@
 /**
- * A real fleet over a real SQLite file and the caliband test double on a real Unix socket, for
- * fleet tests. The double is started in-process on the socket path the gateway derives from the
+ * A real fleet over a real store (the SQLite file; on the suite's PostgreSQL run, a database of
+ * its own: test/helpers/store.ts) and the caliband test double on a real Unix socket, for fleet
+ * tests. The double is started in-process on the socket path the gateway derives from the
  * same CALIBAN_DAEMON_RUNTIME_DIR (protocol §1.1), so tests can drive it (drops, hangs, restarts).
  */
 import fs from "node:fs";
 import path from "node:path";
-import { openDatabase, type OpenedDatabase } from "../../src/store/db.js";
+import { openDatabase } from "../../src/store/db.js";
+import { openPostgres } from "../../src/store/pg.js";
+import { PgHotPath } from "../../src/store/pg-hot-path.js";
+import type { OpenedStore } from "../../src/app.js";
+import { testDatabaseUrl } from "./store.js";
 import { StoreWriter } from "../../src/store/writer.js";
 import { SqliteHotPath } from "../../src/store/hot-path.js";
 import { EventStore } from "../../src/store/events.js";
@@ -21,7 +26,7 @@ import { makeTempWorkspace, type TempWorkspace } from "../support/temp-workspace
 /** A running fleet with its store; `close()` tears everything down. */
 export interface FleetHarness {
   dataDir: string;
-  db: OpenedDatabase;
+  db: OpenedStore;
   writer: StoreWriter;
   bus: EventBus;
   store: EventStore;
@@ -34,14 +39,26 @@ export interface FleetHarness {
   close(): Promise<void>;
 }
 
+/** The PostgreSQL database of each data dir a harness opened (PostgreSQL run only). */
+const databaseOf = new Map<string, string>();
+
 /** Start a fleet on `dataDir` (fresh temp dir by default). Polling starts unless `pollIntervalMs` is huge. */
 export async function startFleet(
   opts: { dataDir?: string; runtimeDir: string; pollIntervalMs?: number } & Partial<FleetOptions>,
 ): Promise<FleetHarness> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(path.dirname(opts.runtimeDir), "gw-"));
-  const db = await openDatabase(dataDir);
+  // A data dir reopened by a later harness reopens its database too.
+  let databaseUrl = databaseOf.get(dataDir) ?? null;
+  if (databaseUrl === null) {
+    databaseUrl = await testDatabaseUrl();
+    if (databaseUrl !== null) databaseOf.set(dataDir, databaseUrl);
+  }
+  const db: OpenedStore =
+    databaseUrl === null ? await openDatabase(dataDir) : await openPostgres(databaseUrl);
   // The production write path (src/app.ts): every exactly-once fleet test runs through it.
-  const writer = new StoreWriter(db.prisma, undefined, undefined, { hotPath: new SqliteHotPath(db.raw) });
+  const writer = new StoreWriter(db.prisma, undefined, undefined, {
+    hotPath: db.dialect === "sqlite" ? new SqliteHotPath(db.raw) : new PgHotPath(db.pool),
+  });
   const bus = new EventBus();
   const published: FleetEvent[] = [];
   bus.subscribe(() => true, { bufferSize: 1_000_000 });
@@ -50,8 +67,14 @@ export async function startFleet(
     published.push(e);
     origPublish(e);
   };
-  // Reads as in production: raw keyset pages on the second connection (issue 17).
-  const store = new EventStore(db.prisma, writer, bus, undefined, { reader: new SqliteEventReader(db.raw) });
+  // Reads as in production: raw keyset pages on the second connection (issue 17; SQLite only).
+  const store = new EventStore(
+    db.prisma,
+    writer,
+    bus,
+    undefined,
+    db.dialect === "sqlite" ? { reader: new SqliteEventReader(db.raw) } : {},
+  );
   const env = { ...process.env, CALIBAN_DAEMON_RUNTIME_DIR: opts.runtimeDir };
   const fleet = new Fleet({
     db: db.prisma,

@@ -15,8 +15,20 @@ import pg from "pg";
 
 /** A running server and the databases made on it. */
 export interface TestPostgres {
+  /** A superuser URL of the server's `postgres` database (what `PROSPERO_TEST_POSTGRES_URL` takes). */
+  serverUrl: string;
   /** Create a fresh empty database and return its connection URL. */
   createDatabase(): Promise<string>;
+  /** Drop one database made here by its URL (connections to it are closed by the server). */
+  dropDatabase(url: string): Promise<void>;
+  /**
+   * Stop the server at once (`pg_ctl stop -m immediate`: clients see their connections die) and
+   * `start()` it again on the same socket: a database outage or restart. Only for a cluster this
+   * helper started (throws with `PROSPERO_TEST_POSTGRES_URL`).
+   */
+  halt(): Promise<void>;
+  /** Start the server {@link halt} stopped. */
+  start(): Promise<void>;
   /** Drop the databases made here; stop and remove the cluster when this helper started it. */
   stop(): Promise<void>;
 }
@@ -86,31 +98,45 @@ export async function startPostgres(): Promise<TestPostgres> {
     "--no-sync",
   ]);
   const opts = `-c listen_addresses='' -c unix_socket_directories='${sock}' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  runAs(owner, path.join(bin, "pg_ctl"), [
-    "-D",
-    data,
-    "-o",
-    opts,
-    "-l",
-    path.join(dir, "server.log"),
-    "-w",
-    "-t",
-    "60",
-    "start",
-  ]);
+  const start = () =>
+    runAs(owner, path.join(bin, "pg_ctl"), [
+      "-D",
+      data,
+      "-o",
+      opts,
+      "-l",
+      path.join(dir, "server.log"),
+      "-w",
+      "-t",
+      "60",
+      "start",
+    ]);
+  const halt = () => runAs(owner, path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
+  start();
   const urlFor = (name: string) =>
-    `postgresql://${encodeURIComponent(user)}@/${name}?host=${encodeURIComponent(sock)}`;
-  return onServer(urlFor, async () => {
-    try {
-      runAs(owner, path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
-    } finally {
+    // `localhost` only makes it a WHATWG URL (as the gateway's --database-url must be): the `host`
+    // parameter, the socket directory, is where libpq and node-postgres connect.
+    `postgresql://${encodeURIComponent(user)}@localhost/${name}?host=${encodeURIComponent(sock)}`;
+  return onServer(
+    urlFor,
+    async () => {
+      try {
+        halt();
+      } catch {
+        // not running (a test halted it)
+      }
       fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+    { halt, start },
+  );
 }
 
 /** Databases on one server: `urlFor(name)` is the connection URL of database `name`. */
-function onServer(urlFor: (name: string) => string, shutdown: () => Promise<void>): TestPostgres {
+function onServer(
+  urlFor: (name: string) => string,
+  shutdown: () => Promise<void>,
+  control?: { halt(): void; start(): void },
+): TestPostgres {
   const made: string[] = [];
   const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
     const c = new pg.Client({ connectionString: urlFor("postgres") });
@@ -122,11 +148,27 @@ function onServer(urlFor: (name: string) => string, shutdown: () => Promise<void
     }
   };
   return {
+    serverUrl: urlFor("postgres"),
     async createDatabase() {
       const name = `prospero_test_${process.pid}_${made.length}_${Math.random().toString(36).slice(2, 8)}`;
       await admin((c) => c.query(`CREATE DATABASE "${name}"`));
       made.push(name);
       return urlFor(name);
+    },
+    async halt() {
+      if (!control) throw new Error("halt(): only a cluster this helper started can be stopped");
+      control.halt();
+    },
+    async start() {
+      if (!control) throw new Error("start(): only a cluster this helper started can be started");
+      control.start();
+    },
+    async dropDatabase(url) {
+      const name = decodeURIComponent(new URL(url).pathname.slice(1));
+      const i = made.indexOf(name);
+      if (i < 0) return;
+      made.splice(i, 1);
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
     async stop() {
       try {

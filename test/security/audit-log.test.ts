@@ -8,6 +8,7 @@ import { AuditLog, REFUSALS_PER_WINDOW, REFUSAL_WINDOW_MS } from "../../src/auth
 import { createLogger, silentLogger } from "../../src/log.js";
 import { DAY_MS, startRetention } from "../../src/store/retention.js";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
+import { sqliteOf } from "../helpers/store.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { cli } from "../cli/run-cli.js";
 import { spawnVia } from "./support.js";
@@ -74,15 +75,15 @@ describe("the audit table", () => {
 
   it("is append-only: an UPDATE through the raw connection fails and changes nothing", async () => {
     await h.createToken({ name: "someone", role: "VIEWER" });
-    const before = h.app.db.raw.prepare(`SELECT * FROM "AuditEntry" ORDER BY id`).all();
+    const before = sqliteOf(h.app.db).raw.prepare(`SELECT * FROM "AuditEntry" ORDER BY id`).all();
     expect(before.length).toBeGreaterThan(0);
     expect(() =>
-      h.app.db.raw.prepare(`UPDATE "AuditEntry" SET result = 'tampered', denied = 1`).run(),
+      sqliteOf(h.app.db).raw.prepare(`UPDATE "AuditEntry" SET result = 'tampered', denied = 1`).run(),
     ).toThrow(/append-only/);
     expect(() =>
-      h.app.db.raw.prepare(`UPDATE "AuditEntry" SET tokenName = 'nobody' WHERE id = ?`).run(1),
+      sqliteOf(h.app.db).raw.prepare(`UPDATE "AuditEntry" SET tokenName = 'nobody' WHERE id = ?`).run(1),
     ).toThrow(/append-only/);
-    expect(h.app.db.raw.prepare(`SELECT * FROM "AuditEntry" ORDER BY id`).all()).toEqual(before);
+    expect(sqliteOf(h.app.db).raw.prepare(`SELECT * FROM "AuditEntry" ORDER BY id`).all()).toEqual(before);
   });
 
   it("retention deletes audit rows older than the cutoff and keeps newer ones", async () => {
@@ -308,7 +309,9 @@ describe("refusals before GraphQL", () => {
       });
     }
     // The presented (wrong) secret is not stored.
-    expect(JSON.stringify(h.app.db.raw.prepare(`SELECT * FROM "AuditEntry"`).all())).not.toContain(wrong);
+    expect(JSON.stringify(sqliteOf(h.app.db).raw.prepare(`SELECT * FROM "AuditEntry"`).all())).not.toContain(
+      wrong,
+    );
     // A valid token still works from that address (counting refusals locks nobody out).
     expect((await h.gql<{ viewer: { name: string } }>("{ viewer { name } }")).data).toEqual({
       viewer: { name: "admin" },

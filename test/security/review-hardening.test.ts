@@ -15,6 +15,7 @@ import { findVerifiedLocalToken, writeEndpointRecord } from "../../src/auth/loca
 import { MAX_AUDIT_ARGS_BYTES, REDACTED, REFUSALS_PER_WINDOW } from "../../src/auth/audit.js";
 import { createProsperoClient, WorkspacesDocument } from "../../src/sdk/index.js";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
+import { sqliteOf } from "../helpers/store.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { auditAfter, lastAuditId } from "./support.js";
@@ -45,7 +46,7 @@ describe("the audit log is no disk filler", () => {
       toolAllowlist: Array.from({ length: 300 }, () => "z".repeat(1_900)),
     };
     const since = await lastAuditId(h);
-    const bytesBefore = fs.statSync(h.app.db.file).size;
+    const bytesBefore = fs.statSync(sqliteOf(h.app.db).file).size;
     for (let n = 0; n < 3; n++) {
       const r = await h.gql<Record<string, Result>>(
         `mutation M($i: SpawnAgentInput!) { ${aliases} }`,
@@ -65,7 +66,7 @@ describe("the audit log is no disk filler", () => {
       expect(JSON.stringify(e.args).length).toBeLessThanOrEqual(MAX_AUDIT_ARGS_BYTES + 200);
     expect(h.app.audit.stats.suppressed).toBeGreaterThan(0);
     // Tens of megabytes were posted; the database grew by far less than one of them.
-    expect(fs.statSync(h.app.db.file).size - bytesBefore).toBeLessThan(2_000_000);
+    expect(fs.statSync(sqliteOf(h.app.db).file).size - bytesBefore).toBeLessThan(2_000_000);
   });
 
   it("an operator's long arguments are stored cut: strings, lists and the whole row bounded", async () => {
@@ -121,7 +122,7 @@ describe("secrets stay out of arguments and configs", () => {
 
 describe("roots and keys", () => {
   it("a root at, inside or above the gateway's data dir is refused", async () => {
-    const dataDir = path.dirname(h.app.db.file);
+    const dataDir = h.app.dataDir;
     for (const root of [dataDir, path.dirname(dataDir)]) {
       const r = await h.gql<{ addWorkspace: Result }>(
         `mutation($r: String!) { addWorkspace(input: { name: "near-data", root: $r }) { ${RESULT} } }`,

@@ -13,6 +13,7 @@ import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startAppHarness, type AppHarness } from "../helpers/app-harness.js";
+import { sqliteOf } from "../helpers/store.js";
 import { waitFor } from "../helpers/fleet-harness.js";
 import {
   PROSPERO_BIN,
@@ -110,7 +111,7 @@ describe("token lifecycle through the CLI", () => {
   let h: AppHarness;
   let ciSecret = "";
   let liveId = "";
-  const dataDir = () => path.dirname(h.app.db.file);
+  const dataDir = () => h.app.dataDir;
   beforeAll(async () => {
     h = await startAppHarness();
     liveId = await spawnVia(h, "demo", "wait fake:hold=60000");
@@ -153,7 +154,7 @@ describe("token lifecycle through the CLI", () => {
 
     // The secret is nowhere in the store: not in the token or session tables, not in any byte of
     // the database files (WAL included), nor its random part alone.
-    const raw = h.app.db.raw;
+    const raw = sqliteOf(h.app.db).raw;
     const tables = JSON.stringify([
       raw.prepare(`SELECT * FROM "ApiToken"`).all(),
       raw.prepare(`SELECT * FROM "Session"`).all(),
