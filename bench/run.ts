@@ -25,6 +25,7 @@ import { REPO, setInterruptHandler, stopAll } from "./lib/procs.js";
 const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   realistic: async () => (await import("./scenarios/realistic.js")).scenario,
   ingest: async () => (await import("./scenarios/ingest.js")).scenario,
+  "ingest-pg": async () => (await import("./scenarios/ingest-pg.js")).scenario,
   fanout: async () => (await import("./scenarios/fanout.js")).scenario,
   replay: async () => (await import("./scenarios/replay.js")).scenario,
   "slow-consumer": async () => (await import("./scenarios/slow-consumer.js")).scenario,

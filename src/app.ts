@@ -20,6 +20,8 @@ import { acquireDataDirLock, type DataDirLock } from "./store/lock.js";
 import { StoreWriter } from "./store/writer.js";
 import { SqliteHotPath } from "./store/hot-path.js";
 import { PgHotPath } from "./store/pg-hot-path.js";
+import { acquireDatabaseLock, type DatabaseLock } from "./store/pg-lock.js";
+import { redactDatabaseUrl } from "./store/database-url.js";
 import { EventStore } from "./store/events.js";
 import { SqliteEventReader } from "./store/sqlite-reader.js";
 import { EventBus } from "./bus/bus.js";
@@ -119,6 +121,11 @@ export async function startApp(
     showTokenInLog?: boolean;
     signal?: AbortSignal;
     executeEvent?: EventExecutor;
+    /**
+     * Called when the gateway can no longer run safely and must be stopped by its owner (the CLI
+     * stops it and exits 1): another gateway took its PostgreSQL database (src/store/pg-lock.ts).
+     */
+    onFatal?: (err: Error) => void;
   } = {},
 ): Promise<App> {
   const abortPoint = () => opts.signal?.throwIfAborted();
@@ -157,6 +164,7 @@ export async function startApp(
   let gateway: Gateway | null = null;
   let metricsServer: MetricsServer | null = null;
   let db: OpenedStore | null = null;
+  let dbLock: DatabaseLock | null = null;
   let writer: StoreWriter | null = null;
   let fleet: Fleet | null = null;
   let fleetStarted = false;
@@ -201,6 +209,7 @@ export async function startApp(
     if (demo && f) await attempt("stopping the simulators", () => f.daemons.shutdownStarted());
     await attempt("closing the store writer", () => writer?.close());
     await attempt("closing the database", () => db?.close());
+    await attempt("releasing the database lock", () => dbLock?.release());
     await attempt("removing the demo directory", () => demo?.cleanup());
     await attempt("releasing the data dir lock", () => lock?.release());
     if (first !== undefined) throw first;
@@ -230,7 +239,8 @@ export async function startApp(
     abortPoint();
 
     const readiness = (): Readiness => {
-      const storeWritable = db !== null && db.writable();
+      // On PostgreSQL also: this gateway holds the database (src/store/pg-lock.ts).
+      const storeWritable = db !== null && db.writable() && (dbLock?.held() ?? true);
       const workspaces = fleet?.registry.list() ?? [];
       const health = workspaces.map((w) => fleet!.state.healthOf(w.name).state);
       return {
@@ -295,6 +305,21 @@ export async function startApp(
       );
     }
     abortPoint();
+    if (config.databaseUrl !== null) {
+      // One gateway per database (src/store/pg-lock.ts), taken before migrations: a newer build
+      // must not migrate a database another gateway is serving.
+      const target = redactDatabaseUrl(config.databaseUrl);
+      dbLock = await acquireDatabaseLock(config.databaseUrl, target, {
+        log: logger.child({ module: "store" }),
+        onLost: (holder) =>
+          opts.onFatal?.(
+            new StartupError(
+              `another gateway (${holder ?? "holder unknown"}) took the database ${target} while its connection was lost; this one stops`,
+            ),
+          ),
+      });
+      abortPoint();
+    }
     db =
       config.databaseUrl === null
         ? await openDatabase(config.dataDir)

@@ -75,6 +75,8 @@ export interface GatewayOptions {
   pollIntervalMs?: number;
   /** Extra `node` flags, e.g. `--max-old-space-size`. */
   nodeArgs?: string[];
+  /** Store in this PostgreSQL database (`PROSPERO_DATABASE_URL`) instead of the data dir's SQLite file. */
+  databaseUrl?: string;
   timeoutMs?: number;
 }
 
@@ -109,6 +111,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       NODE_ENV: "production",
       PROSPERO_ADMIN_TOKEN: token,
       XDG_RUNTIME_DIR: opts.dataDir,
+      ...(opts.databaseUrl !== undefined ? { PROSPERO_DATABASE_URL: opts.databaseUrl } : {}),
     },
     // BENCH_GATEWAY_NODE_ARGS: extra node flags for every gateway of a run, e.g. to profile it
     // (`--cpu-prof --cpu-prof-dir=/tmp/prof`; bench/README.md).

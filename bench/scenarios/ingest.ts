@@ -14,6 +14,8 @@ import path from "node:path";
 import { startGateway, type GatewayMetrics } from "../lib/gateway.js";
 import { ProcSampler, coreShare, sleep } from "../lib/procs.js";
 import { rawInsertBaseline } from "../lib/raw-baseline.js";
+import { rawPgInsertBaseline } from "../lib/pg-raw-baseline.js";
+import type { TestPostgres } from "../../test/helpers/postgres.js";
 import { withTarget, type Measurement, type RunContext, type Scenario } from "../lib/report.js";
 import { makeDirs, makeRoots, startSim } from "../lib/sim.js";
 import { mib } from "../lib/stats.js";
@@ -28,13 +30,24 @@ const QUICK_FRAMES = 6_000;
  */
 const RSS_TARGET = { text: "≤ 400 MiB", ok: (v: number) => v <= 400 };
 
-async function runCase(ctx: RunContext, agents: number, totalFrames: number): Promise<Measurement[]> {
+/**
+ * One case: `agents` agents writing `totalFrames` frames in all, stored by a gateway on the data
+ * dir's SQLite file, or on PostgreSQL when `pg` is given (a fresh database of that server, and a
+ * raw `pg` baseline on another; bench/scenarios/ingest-pg.ts).
+ */
+export async function runCase(
+  ctx: RunContext,
+  agents: number,
+  totalFrames: number,
+  pg?: TestPostgres,
+): Promise<Measurement[]> {
   const dirs = makeDirs();
   try {
     const [root] = makeRoots(dirs, 1);
     const sim = await startSim(dirs, [root!]);
     const dataDir = path.join(dirs.tmp, "gw");
-    const gw = await startGateway({ dataDir, runtimeDir: dirs.runtime });
+    const databaseUrl = pg ? await pg.createDatabase() : undefined;
+    const gw = await startGateway({ dataDir, runtimeDir: dirs.runtime, databaseUrl });
     await gw.addWorkspace("bench", root!);
     const perAgent = Math.max(1, Math.floor(totalFrames / agents) - 3);
     const expectFrames = agents * (perAgent + 3);
@@ -80,24 +93,31 @@ async function runCase(ctx: RunContext, agents: number, totalFrames: number): Pr
     await sleep(500); // let the terminal status land before stopping
     await gw.stop();
     await sim.stop();
-    const raw = rawInsertBaseline(dataDir, path.join(dirs.tmp, "raw"));
+    const raw =
+      databaseUrl !== undefined && pg
+        ? await rawPgInsertBaseline(databaseUrl, await pg.createDatabase())
+        : rawInsertBaseline(dataDir, path.join(dirs.tmp, "raw"));
     ctx.log(`  raw inserts: ${raw.events} events + ${raw.frames} frames in ${raw.ms.toFixed(0)} ms`);
     const label = `${agents} agent${agents === 1 ? "" : "s"}`;
+    const scenarioName = pg ? "ingest-pg" : "ingest";
     return [
       withTarget(
         {
-          scenario: "ingest",
+          scenario: scenarioName,
           case: label,
           metric: "TurnEvents stored/s",
           value: rate,
           unit: "events/s",
-          baseline: { name: "raw better-sqlite3", value: raw.framesPerSec },
+          baseline: {
+            name: pg ? "raw pg (unnest, 10k rows/txn)" : "raw better-sqlite3",
+            value: raw.framesPerSec,
+          },
         },
         { text: "≥ 0.50 × raw inserts", ok: (_v, r) => (r ?? 0) >= 0.5 },
       ),
-      { scenario: "ingest", case: label, metric: "gateway CPU", value: share * 100, unit: "% core" },
+      { scenario: scenarioName, case: label, metric: "gateway CPU", value: share * 100, unit: "% core" },
       withTarget(
-        { scenario: "ingest", case: label, metric: "gateway RSS max", value: mib(rssMax), unit: "MiB" },
+        { scenario: scenarioName, case: label, metric: "gateway RSS max", value: mib(rssMax), unit: "MiB" },
         RSS_TARGET,
       ),
     ];

@@ -186,7 +186,13 @@ async function serve(opts: ServeOptions): Promise<void> {
     process.exit(EXIT.ok);
   }
   try {
-    app = await startApp(config, log, { signal: interrupt.signal });
+    app = await startApp(config, log, {
+      signal: interrupt.signal,
+      onFatal: (err) => {
+        log.error({ err: err.message }, "stopping: the gateway cannot go on safely");
+        if (app) void stop(app, log, EXIT.failure);
+      },
+    });
   } catch (err) {
     if (interrupt.signal.aborted) {
       log.info({ signal: received }, "start-up interrupted; everything it had started is undone");
@@ -204,10 +210,13 @@ async function serve(opts: ServeOptions): Promise<void> {
   if (received !== null) void stop(app, log);
 }
 
-/** Stop a running gateway after a signal and exit (0, or 1 when the stop failed). */
-async function stop(app: App, logger: Logger): Promise<never> {
+/**
+ * Stop a running gateway and exit: after a signal with 0 (1 when the stop failed), after a fatal
+ * condition (startApp's `onFatal`) with `exitCode`.
+ */
+async function stop(app: App, logger: Logger, exitCode: number = EXIT.ok): Promise<never> {
   const { closeLog } = await import("../log.js");
-  let code: number = EXIT.ok;
+  let code: number = exitCode;
   try {
     await app.stop();
   } catch (err) {

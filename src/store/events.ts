@@ -128,6 +128,22 @@ interface InsertedRow {
   seq: number | bigint;
 }
 
+/**
+ * True when `err` (or an error it wraps) is a uniqueness conflict: SQLite's unique and primary-key
+ * constraint errors,
+ * PostgreSQL's `23505`, Prisma's `P2002`.
+ */
+function isConflict(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e !== null && typeof e === "object" && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "23505" || code === "P2002") return true;
+    if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return /unique constraint|duplicate key/i.test(err instanceof Error ? err.message : String(err));
+}
+
 /** The event log. One instance per process (it owns seq allocation). */
 export class EventStore {
   private readonly heads = new Map<string, number>();
@@ -200,7 +216,19 @@ export class EventStore {
         : this.submitHot(allocated, lastSeq, opts.hot));
     } catch (err) {
       this.stats.appendFailures += allocated.length;
-      if ((opts.onFailure ?? "publish-with-marker") === "throw") throw err;
+      if ((opts.onFailure ?? "publish-with-marker") === "throw") {
+        // Nothing of it was published: its seqs are given back, so the caller's retry (ingest
+        // retries from its source) takes them again and the stream stays gap-free — unless a
+        // later append of the stream took seqs meanwhile (then the failed range stays unused), or
+        // the database refused a row as a duplicate (then the same seqs would be refused again).
+        if (!isConflict(err))
+          for (const [streamKey, last] of lastSeq) {
+            if (this.heads.get(streamKey) !== last) continue;
+            const first = allocated.find((e) => e.streamKey === streamKey)!.seq;
+            this.heads.set(streamKey, first - 1);
+          }
+        throw err;
+      }
       this.log.error(
         { err, events: allocated.length },
         "append failed; publishing live with persist-failure markers",

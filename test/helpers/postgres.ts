@@ -64,9 +64,13 @@ function runAs(owner: string | null, bin: string, args: string[]): void {
   execFileSync(cmd, argv, { stdio: ["ignore", "pipe", "pipe"] });
 }
 
-/** Start a throwaway cluster (or use `PROSPERO_TEST_POSTGRES_URL`). */
-export async function startPostgres(): Promise<TestPostgres> {
-  const external = process.env.PROSPERO_TEST_POSTGRES_URL;
+/**
+ * Start a throwaway cluster, or use a running server: `opts.url` (a superuser URL), else
+ * `PROSPERO_TEST_POSTGRES_URL` unless `opts.own` (a test that stops and starts its server needs
+ * a cluster of its own).
+ */
+export async function startPostgres(opts: { url?: string; own?: boolean } = {}): Promise<TestPostgres> {
+  const external = opts.url ?? (opts.own ? undefined : process.env.PROSPERO_TEST_POSTGRES_URL);
   if (external) {
     return onServer(
       (name) => {
@@ -97,13 +101,13 @@ export async function startPostgres(): Promise<TestPostgres> {
     "--locale=C",
     "--no-sync",
   ]);
-  const opts = `-c listen_addresses='' -c unix_socket_directories='${sock}' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const serverOpts = `-c listen_addresses='' -c unix_socket_directories='${sock}' -c fsync=off -c full_page_writes=off -c max_connections=200`;
   const start = () =>
     runAs(owner, path.join(bin, "pg_ctl"), [
       "-D",
       data,
       "-o",
-      opts,
+      serverOpts,
       "-l",
       path.join(dir, "server.log"),
       "-w",

@@ -2,7 +2,7 @@
  * Which store the suite runs on (issue 18 item 1: the suite runs on SQLite and, as a matrix, on
  * PostgreSQL). `PROSPERO_TEST_STORE=postgresql` (set by the `postgresql` project of
  * vitest.config.ts, whose global setup starts one throwaway cluster and sets
- * `PROSPERO_TEST_POSTGRES_URL`) makes the harnesses give each gateway its own fresh database.
+ * `PROSPERO_TEST_MATRIX_POSTGRES_URL`) makes the harnesses give each gateway its own fresh database.
  */
 import type { OpenedStore } from "../../src/app.js";
 import type { OpenedDatabase } from "../../src/store/db.js";
@@ -20,7 +20,8 @@ let server: Promise<TestPostgres> | null = null;
  */
 export async function testDatabaseUrl(): Promise<string | null> {
   if (TEST_STORE !== "postgresql") return null;
-  server ??= startPostgres();
+  const url = process.env.PROSPERO_TEST_MATRIX_POSTGRES_URL;
+  server ??= startPostgres(url ? { url } : {});
   return (await server).createDatabase();
 }
 

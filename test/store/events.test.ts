@@ -152,6 +152,25 @@ describe.each([
     await takeSeq(db, 2);
     await expect(store.append([status("a1", "idle", "running")], { onFailure: "throw" })).rejects.toThrow();
     expect(published).toHaveLength(1);
+    // A conflict keeps its seq spent (the same seq would be refused again): the retry takes 3.
+    const [retried] = await store.append([status("a1", "idle", "running")], { onFailure: "throw" });
+    expect(retried?.seq).toBe(3);
+  });
+
+  it("with onFailure: throw, an append the database could not take gives its seqs back: the retry has no gap", async () => {
+    const { store, db } = await open(hot, kind);
+    await store.append([status("a1", "running", "idle")]);
+    // The run's row is gone for a moment: the events' foreign key refuses the append.
+    await db.prisma.agent.update({ where: { id: "a1" }, data: { id: "a1-away" } });
+    await expect(
+      store.append([status("a1", "idle", "running"), status("a1", "running", "idle")], {
+        onFailure: "throw",
+      }),
+    ).rejects.toThrow();
+    await db.prisma.agent.update({ where: { id: "a1-away" }, data: { id: "a1" } });
+    const again = await store.append([status("a1", "idle", "running")], { onFailure: "throw" });
+    expect(again.map((e) => e.seq)).toEqual([2]);
+    expect((await store.readStream("a1", 0, 10)).map((e) => e.seq)).toEqual([1, 2]);
   });
 
   it("retention compares instants, keeps a live agent's events, and never reuses a seq", async () => {

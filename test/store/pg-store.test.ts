@@ -5,6 +5,7 @@
  * SQLite, and a gateway process riding out a database outage.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres, type OpenedPostgres } from "../../src/store/pg.js";
@@ -23,7 +24,13 @@ import { ConfigError, StartupError } from "../../src/errors.js";
 import type { OpenedStore } from "../../src/app.js";
 import type { NewEvent } from "../../src/events/index.js";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
-import { serveToken, startServe, waitForStatus, type ServeProcess } from "../helpers/serve-process.js";
+import {
+  runProspero,
+  serveToken,
+  startServe,
+  waitForStatus,
+  type ServeProcess,
+} from "../helpers/serve-process.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 let server: TestPostgres;
@@ -31,7 +38,8 @@ const opened: OpenedStore[] = [];
 const running: ServeProcess[] = [];
 
 beforeAll(async () => {
-  server = await startPostgres();
+  // Its own cluster: the tests stop and start it.
+  server = await startPostgres({ own: true });
 }, 120_000);
 afterEach(async () => {
   for (const p of running.splice(0)) {
@@ -334,6 +342,35 @@ describe("the PostgreSQL store", () => {
       (r) => `${r.workspace} ${r.day}`,
     );
     expect(days).toEqual(["v 2026-11-02", "w 2026-11-01", "w 2026-11-02"]);
+  });
+
+  it("one gateway per database: a second is refused at start naming the first, which goes on; once the first is SIGKILLed a new one starts at once", async () => {
+    const url = await server.createDatabase();
+    const first = await startServe(["--data-dir", path.join(tmpDir(), "a"), "--no-autostart"], {
+      PROSPERO_DATABASE_URL: url,
+    });
+    running.push(first);
+    await waitForStatus(`${first.url}/readyz`, 200);
+    const second = await runProspero(
+      ["serve", "--port", "0", "--data-dir", path.join(tmpDir(), "b"), "--no-autostart"],
+      {
+        PROSPERO_DATABASE_URL: url,
+      },
+    );
+    expect(second.code).toBe(1);
+    // The holder as PostgreSQL keeps its application_name (63 bytes at most).
+    const holder = `prospero gateway on ${os.hostname()} (pid ${first.child.pid})`.slice(0, 63);
+    expect(second.stderr).toContain(`another gateway (${holder}) is serving the database`);
+    expect(second.stderr).toMatch(/one gateway per database/);
+    // Refused before migrating or writing anything: the first goes on serving.
+    await waitForStatus(`${first.url}/readyz`, 200);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const third = await startServe(["--data-dir", path.join(tmpDir(), "c"), "--no-autostart"], {
+      PROSPERO_DATABASE_URL: url,
+    });
+    running.push(third);
+    await waitForStatus(`${third.url}/readyz`, 200);
   });
 
   it("a gateway on PostgreSQL rides out a database outage: not ready while it is down, ready again and writing once it is back, its password never logged", async () => {

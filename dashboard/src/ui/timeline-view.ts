@@ -58,18 +58,30 @@ function pretty(value: unknown, raw: string | null): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** A one-line hint of a tool's input: its first string argument (e.g. the file path). */
-export function inputPreview(input: unknown): string {
-  if (typeof input === "string") return input.slice(0, 80);
-  if (input && typeof input === "object") {
-    for (const v of Object.values(input)) if (typeof v === "string") return v.slice(0, 80);
+/**
+ * A one-line hint of a tool's input: its first string argument (e.g. the file path), first as the
+ * model wrote it — `inputRaw`, the exact text, when it parses — since a store may not keep the
+ * order of an object's keys (PostgreSQL's jsonb sorts them), else of `input`.
+ */
+export function inputPreview(input: unknown, inputRaw: string | null = null): string {
+  let value = input;
+  if (inputRaw) {
+    try {
+      value = JSON.parse(inputRaw) as unknown;
+    } catch {
+      // not JSON (yet: a tool still streaming its input): the structured value
+    }
+  }
+  if (typeof value === "string") return value.slice(0, 80);
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) if (typeof v === "string") return v.slice(0, 80);
   }
   return "";
 }
 
 function toolEntry(e: Extract<TimelineEntry, { kind: "tool" }>): Child[] {
   const state = e.ok === null ? "running…" : e.ok ? "ok" : "failed";
-  const preview = inputPreview(e.input);
+  const preview = inputPreview(e.input, e.inputRaw);
   return [
     h(
       "details",
