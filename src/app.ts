@@ -220,7 +220,16 @@ export async function startApp(
   try {
     if (requested.demo) {
       demo = prepareDemo(env);
-      config = { ...requested, dataDir: demo.dataDir, calibandBin: SIMULATOR_BIN, autostart: true };
+      // Everything of the demo is temporary, its store too: never the configured database.
+      config = {
+        ...requested,
+        dataDir: demo.dataDir,
+        databaseUrl: null,
+        calibandBin: SIMULATOR_BIN,
+        autostart: true,
+      };
+      if (requested.databaseUrl !== null)
+        logger.warn("demo mode stores in its temp dir: --database-url / PROSPERO_DATABASE_URL is not used");
       env = demo.env;
       logger.info({ dir: demo.dir }, "demo mode: temporary workspace, data dir and caliband simulator");
     }

@@ -24,6 +24,19 @@ import { CalibandNotInstalled, DaemonStartFailed, Unreachable, UntrustedSocket, 
 import { canonicalizeRoot, controlSocketPath, runtimeDir, workspaceHash } from "./paths.js";
 import { checkRuntimeDir } from "./trust.js";
 
+/**
+ * The gateway's own secrets, never handed to a daemon (and through it to every agent it spawns):
+ * the database URL and password (issue 18: it may hold one), the supplied admin token, remote
+ * calibands' tokens.
+ */
+const GATEWAY_SECRET_ENV =
+  /^(PROSPERO_DATABASE_URL|PROSPERO_ADMIN_TOKEN|PGPASSWORD|PROSPERO_CALIBAND_TOKEN_.*)$/;
+
+/** `env` without {@link GATEWAY_SECRET_ENV}. */
+export function daemonEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !GATEWAY_SECRET_ENV.test(k)));
+}
+
 /** Options of {@link ensureDaemon}. */
 export interface EnsureDaemonOptions {
   /** Workspace root as configured (may be a symlink or relative); canonicalised here. */
@@ -139,7 +152,7 @@ async function discover(
   const bin = options.calibandBin ?? "caliband";
   const logPath = path.join(options.dataDir, `caliband-${workspaceHash(canonicalRoot)}.log`);
   const started = await startDetached(bin, ["--workspace-root", canonicalRoot, "--socket-path", socketPath], {
-    env: { ...(options.env ?? process.env), ...options.envOverlay },
+    env: daemonEnv({ ...(options.env ?? process.env), ...options.envOverlay }),
     logPath,
   });
   const { pid } = started;

@@ -13,6 +13,8 @@ export const DATABASE_URL_SCHEMES = ["postgres:", "postgresql:"] as const;
  * database name in its path; a host either in the authority or as `?host=/socket/dir`.
  */
 export const databaseUrlSchema = z.string().refine((s) => {
+  // Exactly as given: WHATWG URL would trim what node-postgres's parser does not.
+  if (!/^postgres(?:ql)?:\/\/[^\s]*$/i.test(s)) return false;
   let u: URL;
   try {
     u = new URL(s);
@@ -20,17 +22,26 @@ export const databaseUrlSchema = z.string().refine((s) => {
     return false;
   }
   if (!(DATABASE_URL_SCHEMES as readonly string[]).includes(u.protocol)) return false;
-  const name = decodeURIComponent(u.pathname.replace(/^\//, ""));
+  let name: string;
+  try {
+    name = decodeURIComponent(u.pathname.replace(/^\//, ""));
+  } catch {
+    return false; // a malformed %-escape
+  }
   if (name === "" || name.includes("/")) return false;
   return u.hostname !== "" || (u.searchParams.get("host") ?? "") !== "";
 });
 
 /**
  * `url` with its password (and any password-like query parameter) replaced by `***`, nothing else
- * changed: what logs and error messages show of a database URL. A string that is no URL reads as
- * `(not a URL)`, so a malformed value with a secret in it is not echoed either.
+ * changed: what logs and error messages show of a database URL. A string that is no URL (or has
+ * no `scheme://` authority) reads as `(not a URL)`, so a malformed value with a secret in it is
+ * not echoed either.
  */
 export function redactDatabaseUrl(url: string): string {
+  // Without `//` there is no authority: `postgres:user:secret@host/db` would parse as a path with
+  // the secret in it.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return "(not a URL)";
   try {
     const u = new URL(url);
     if (u.password !== "") u.password = "***";

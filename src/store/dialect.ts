@@ -77,13 +77,36 @@ export const SQLITE: SqlDialect = {
 };
 
 /**
- * A JSON text as PostgreSQL's `jsonb` takes it: `jsonb` refuses the escape `\u0000` (NUL), which
- * a worker's output may hold, so every escaped NUL becomes `\ufffd` (U+FFFD); nothing else changes.
+ * A JSON text as PostgreSQL's `jsonb` takes it: `jsonb` refuses the escape `\u0000` (NUL) and a
+ * lone surrogate escape (`\ud83d` without its pair), which a worker's output may hold: each becomes
+ * U+FFFD; nothing else changes.
  */
 export function pgJsonText(json: string): string {
-  if (!json.includes("\\u0000")) return json;
-  // An escape starts after an even number of backslashes (an odd one is an escaped backslash).
-  return json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
+  // JSON.stringify writes NUL and a lone surrogate as escapes; both are rare: only then is the
+  // text parsed, made whole and written again (keys keep their order).
+  if (!/\\u(?:0000|[dD][89a-fA-F])/.test(json)) return json;
+  return JSON.stringify(wellFormed(JSON.parse(json) as unknown));
+}
+
+/**
+ * `text` with NUL and every lone UTF-16 surrogate (a high one without its low one after it, a low
+ * one without its high one before it) as U+FFFD, as `String.prototype.toWellFormed` makes them;
+ * `text` itself when there is none.
+ */
+export function pgText(text: string): string {
+  return text
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
+    .replaceAll("\u0000", "\uFFFD");
+}
+
+/** `value` with NUL and lone surrogates in its strings (and keys) as U+FFFD ({@link pgText}). */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === "string") return pgText(value);
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [pgText(k), wellFormed(v)]));
+  }
+  return value;
 }
 
 /**

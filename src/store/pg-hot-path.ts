@@ -58,7 +58,13 @@ export class PgHotPath implements HotPathWriter {
   /** @inheritdoc */
   async commit(jobs: readonly HotJob[]): Promise<HotResult[]> {
     const client = await this.pool.connect();
+    // The pool listens for errors of idle clients only: a checked-out client's 'error' (the server
+    // terminated the connection) would otherwise end the process. The failing query rejects too.
     let broken = false;
+    const onError = () => {
+      broken = true;
+    };
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       const results: HotResult[] = [];
@@ -73,6 +79,9 @@ export class PgHotPath implements HotPathWriter {
       }
       throw err;
     } finally {
+      // A broken client is destroyed by the pool, and its socket may still report the error:
+      // the listener stays on it.
+      if (!broken) client.off("error", onError);
       client.release(broken);
     }
   }

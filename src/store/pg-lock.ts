@@ -57,11 +57,28 @@ async function connect(url: string): Promise<pg.Client> {
     connectionString: url,
     application_name: holderName(),
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    // A connection that died silently (a cut network) is noticed by TCP keepalive.
+    keepAlive: true,
   });
   // Without a listener a lost connection's 'error' would end the process.
   c.on("error", () => {});
-  await c.connect();
+  try {
+    await c.connect();
+    // The lock lives as long as this idle session: a server's idle_session_timeout must not end it
+    // (the setting exists from PostgreSQL 14; older servers have no such timeout).
+    await c.query("SET idle_session_timeout = 0").catch(() => undefined);
+  } catch (err) {
+    await c.end().catch(() => undefined);
+    throw err;
+  }
   return c;
+}
+
+/** What a failed connection attempt says (an AggregateError of several addresses has no message). */
+function reasonOf(err: unknown): string {
+  const e = err as { code?: string; message?: string; errors?: { message?: string }[] };
+  const message = e.message || e.errors?.map((x) => x.message).join("; ") || String(err);
+  return e.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }
 
 async function tryLock(c: pg.Client): Promise<boolean> {
@@ -99,11 +116,16 @@ export async function acquireDatabaseLock(
   try {
     client = await connect(url);
   } catch (err) {
-    throw new StartupError(`cannot connect to PostgreSQL at ${target}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw new StartupError(`cannot connect to PostgreSQL at ${target}: ${reasonOf(err)}`, { cause: err });
   }
-  if (!(await tryLock(client))) {
+  let locked: boolean;
+  try {
+    locked = await tryLock(client);
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw new StartupError(`cannot take the gateway lock of ${target}: ${reasonOf(err)}`, { cause: err });
+  }
+  if (!locked) {
     const holder = await holderOf(client).catch(() => null);
     await client.end().catch(() => undefined);
     throw new DatabaseInUse(target, holder);

@@ -16,7 +16,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import { StartupError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
-import { POSTGRES, setDialect } from "./dialect.js";
+import { POSTGRES, pgText, setDialect } from "./dialect.js";
 import { redactDatabaseUrl } from "./database-url.js";
 import { readMigrations, type MigrationResult } from "./migrate.js";
 import { PG_MIGRATIONS_DIR, applyPgMigrations } from "./pg-migrate.js";
@@ -52,15 +52,18 @@ export interface OpenedPostgres {
 }
 
 /**
- * `value` with every NUL (U+0000) in its strings replaced by U+FFFD, through plain objects and
+ * `value` with every NUL (U+0000) and every lone UTF-16 surrogate in its strings replaced by
+ * U+FFFD, through plain objects and
  * arrays (a JSON value, an operation's arguments); anything else (Date, Buffer, Prisma's null
  * markers, numbers) is kept as it is, and a value without NUL is returned itself. PostgreSQL
  * refuses NUL in `text` and `jsonb`, where SQLite stores it: a prompt, a label or a tool output
  * holding one would otherwise fail its whole write (issue 18 item 1; docs/deploy.md says so).
  */
 export function withoutNul<T>(value: T): T {
-  if (typeof value === "string")
-    return (value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value) as T;
+  if (typeof value === "string") {
+    // A lone UTF-16 surrogate (text cut inside an emoji) is refused by jsonb as well.
+    return pgText(value) as T;
+  }
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {
@@ -126,16 +129,20 @@ export async function openPostgres(
         cause: err,
       });
     }
+    const onClientError = () => {};
+    client.on("error", onClientError); // the query in flight rejects with it
     try {
       migrations = await applyPgMigrations(client, migrationFiles);
     } finally {
+      client.off("error", onClientError);
       client.release();
     }
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
   }
-  const adapter = new PrismaPg(pool, { onPoolError, onConnectionError: onPoolError });
+  // (The pool's 'error' is logged by the listener above; the adapter reports a connection's.)
+  const adapter = new PrismaPg(pool, { onConnectionError: onPoolError });
   // Every operation's arguments (model operations and raw queries alike) without NUL, which
   // PostgreSQL refuses in text and jsonb (see withoutNul). Same datamodel, same models as the
   // SQLite client: see the module comment.

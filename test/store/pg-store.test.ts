@@ -137,6 +137,12 @@ describe("the PostgreSQL store", () => {
       `postgres://u:${secret}@db`,
       `postgres://u:${secret}@/prospero`,
       `not a url ${secret}`,
+      // No `//`: WHATWG URL reads these as paths, with the password in them.
+      `postgres:u:${secret}@db/prospero`,
+      `postgresql:/u:${secret}@db:5432/prospero`,
+      // Trimmed by WHATWG URL but not by node-postgres; a malformed %-escape.
+      ` postgres://u:${secret}@db/prospero`,
+      `postgres://u:${secret}@db/%zz`,
     ]) {
       let err: unknown;
       try {
@@ -173,7 +179,7 @@ describe("the PostgreSQL store", () => {
             workspace: "w",
             agentId: "a1",
             kind: "text",
-            payload: JSON.stringify({ text: "a\u0000b \\u0000 kept" }),
+            payload: JSON.stringify({ text: "a\u0000b \\u0000 kept", cut: "x\ud83d", whole: "😀" }),
           },
         ],
         heads: [{ streamKey: "a1", lastSeq: 1 }],
@@ -187,7 +193,7 @@ describe("the PostgreSQL store", () => {
     expect(frame.text).toBe(line.replaceAll("\u0000", "\uFFFD"));
     const event = await db.prisma.event.findUniqueOrThrow({ where: { id: res!.eventIds[0]! } });
     // NUL becomes U+FFFD; an escaped backslash before "u0000" is text, kept as it was.
-    expect(event.payload).toEqual({ text: "a\uFFFDb \\u0000 kept" });
+    expect(event.payload).toEqual({ text: "a\uFFFDb \\u0000 kept", cut: "x\uFFFD", whole: "😀" });
     expect(event.ts.getTime()).toBe(1_000);
     // A failing job rolls back the whole call: the frame of the first job is not stored either.
     await expect(
@@ -224,6 +230,15 @@ describe("the PostgreSQL store", () => {
       "la\u0000bel",
     );
     expect(found).toEqual([{ id: "a\uFFFD" }]);
+    // A lone UTF-16 surrogate (text cut inside an emoji) is refused by jsonb too: U+FFFD.
+    await db.prisma.agent.update({
+      where: { id: "a\uFFFD" },
+      data: { spec: { prompt: "cut \ud83d", whole: "😀" }, name: "\udc00x" },
+    });
+    expect(await db.prisma.agent.findUniqueOrThrow({ where: { id: "a\uFFFD" } })).toMatchObject({
+      spec: { prompt: "cut \uFFFD", whole: "😀" },
+      name: "\uFFFDx",
+    });
   });
 
   it("the same events give the same usage sums and tool-call counts on SQLite and on PostgreSQL", async () => {
