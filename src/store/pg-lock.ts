@@ -57,8 +57,10 @@ async function connect(url: string): Promise<pg.Client> {
     connectionString: url,
     application_name: holderName(),
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
-    // A connection that died silently (a cut network) is noticed by TCP keepalive.
+    // A connection that died silently (a cut network) is noticed by TCP keepalive, probing after
+    // 10 s of silence rather than the system's default of hours.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // Without a listener a lost connection's 'error' would end the process.
   c.on("error", () => {});
