@@ -16,7 +16,7 @@ import os from "node:os";
 import pg from "pg";
 import { StartupError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { PG_CONNECT_TIMEOUT_MS } from "./pg.js";
+import { PG_CONNECT_TIMEOUT_MS, connectReason } from "./pg.js";
 
 /**
  * The lock's key, in the two-integer form (`pg_try_advisory_lock(int, int)`): "PRSP" and 1 (the
@@ -76,13 +76,6 @@ async function connect(url: string): Promise<pg.Client> {
   return c;
 }
 
-/** What a failed connection attempt says (an AggregateError of several addresses has no message). */
-function reasonOf(err: unknown): string {
-  const e = err as { code?: string; message?: string; errors?: { message?: string }[] };
-  const message = e.message || e.errors?.map((x) => x.message).join("; ") || String(err);
-  return e.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
-}
-
 async function tryLock(c: pg.Client): Promise<boolean> {
   const { rows } = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
     ...GATEWAY_LOCK_KEY,
@@ -118,14 +111,18 @@ export async function acquireDatabaseLock(
   try {
     client = await connect(url);
   } catch (err) {
-    throw new StartupError(`cannot connect to PostgreSQL at ${target}: ${reasonOf(err)}`, { cause: err });
+    throw new StartupError(`cannot connect to PostgreSQL at ${target}: ${connectReason(err)}`, {
+      cause: err,
+    });
   }
   let locked: boolean;
   try {
     locked = await tryLock(client);
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw new StartupError(`cannot take the gateway lock of ${target}: ${reasonOf(err)}`, { cause: err });
+    throw new StartupError(`cannot take the gateway lock of ${target}: ${connectReason(err)}`, {
+      cause: err,
+    });
   }
   if (!locked) {
     const holder = await holderOf(client).catch(() => null);

@@ -84,11 +84,13 @@ export function withoutNul<T>(value: T): T {
   return value;
 }
 
-/** What a failed connection attempt says, without anything the URL held. */
-function connectReason(err: unknown): string {
-  const e = err as NodeJS.ErrnoException & { code?: string };
-  const message = e instanceof Error ? e.message.split("\n")[0]! : String(err);
-  return e.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+/** What a failed connection attempt says (its code and first line), without anything the URL held. */
+export function connectReason(err: unknown): string {
+  const e = err as { code?: string; message?: string; errors?: { message?: string }[] };
+  const first = typeof e?.message === "string" ? e.message.split("\n")[0]! : "";
+  // An AggregateError (every address of a host refused) has no message of its own.
+  const message = first || e?.errors?.map((x) => x.message).join("; ") || String(err);
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }
 
 /**
